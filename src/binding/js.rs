@@ -1,0 +1,89 @@
+//! Calls from native into JS. Every call goes through `napi_make_callback` inside its own
+//! handle scope, so process.nextTick callbacks and promise jobs run after it exactly as after
+//! a node:http event; a throwing handler becomes an uncaught exception, as on node:http.
+
+use super::napi::{self, Env, Value};
+use crate::reactor;
+use ::napi::sys;
+use std::ptr;
+
+/// The JS callbacks registered by `init`, in this order.
+#[derive(Clone, Copy, Debug)]
+pub enum Cb {
+    /// (serverId, connId, seq, method, url, headerBlock, flags, body|undefined)
+    Request = 0,
+    /// (connId, seq, chunk)
+    Body,
+    /// (connId, seq, trailerBlock|undefined)
+    BodyEnd,
+    /// (connId)
+    Drain,
+    /// (connId, errno)
+    Close,
+    /// (connId)
+    Timeout,
+    /// (serverId, connId, code, reason, rawPacket|undefined, bytesParsed)
+    ClientError,
+    /// (serverId, connId)
+    Connection,
+    /// (connId, chunk): bytes of an upgraded connection
+    Data,
+    /// (connId): the peer ended its side
+    End,
+    /// (serverId): a closed server's last connection is gone
+    ServerDrained,
+}
+
+pub const CALLBACK_NAMES: [&str; 11] = [
+    "onRequest",
+    "onBody",
+    "onBodyEnd",
+    "onDrain",
+    "onClose",
+    "onTimeout",
+    "onClientError",
+    "onConnection",
+    "onData",
+    "onEnd",
+    "onServerDrained",
+];
+
+pub struct JsCtx {
+    pub env: Env,
+    pub async_ctx: sys::napi_async_context,
+    pub resource: sys::napi_ref,
+    pub cbs: Vec<sys::napi_ref>,
+}
+
+/// Calls callback `cb` with the values `build` creates (inside the call's handle scope).
+pub fn call<const N: usize>(cb: Cb, build: impl FnOnce(Env) -> [Value; N]) {
+    let Some((env, async_ctx, fref)) = reactor::with(|r| {
+        r.js.as_ref()
+            .map(|j| (j.env, j.async_ctx, j.cbs[cb as usize]))
+    })
+    .flatten() else {
+        return;
+    };
+    let mut scope = ptr::null_mut();
+    // SAFETY: called on the JS thread from a libuv callback (no JS frame below us), with
+    // the env the reactor was created on.
+    unsafe { sys::napi_open_handle_scope(env, &mut scope) };
+    let args = build(env);
+    let f = napi::deref(env, fref);
+    let recv = napi::undefined(env);
+    let mut result = ptr::null_mut();
+    reactor::with(|r| r.counters.native_to_js += 1);
+    // SAFETY: f is a live function; args are live values in this scope.
+    let status =
+        unsafe { sys::napi_make_callback(env, async_ctx, recv, f, N, args.as_ptr(), &mut result) };
+    if status == sys::Status::napi_pending_exception {
+        let mut err = ptr::null_mut();
+        // SAFETY: an exception is pending on env; hand it to Node's uncaught-exception path.
+        unsafe {
+            sys::napi_get_and_clear_last_exception(env, &mut err);
+            sys::napi_fatal_exception(env, err);
+        }
+    }
+    // SAFETY: closes the scope opened above.
+    unsafe { sys::napi_close_handle_scope(env, scope) };
+}

@@ -1,0 +1,283 @@
+//! Per-connection state: input buffer, body decoder, and the output queue that keeps
+//! pipelined responses in request order (RFC 9112 §9.3.2) while each response writes as
+//! soon as it likes.
+
+use crate::listener::Stream;
+use crate::proto::decode::Decoder;
+use bytes::BytesMut;
+use std::collections::VecDeque;
+
+/// JS paused the request (`req.pause()`): stop reading the socket.
+pub const C_READ_PAUSED: u32 = 1;
+/// The peer sent FIN.
+pub const C_PEER_EOF: u32 = 1 << 1;
+/// The output buffer is being written and the socket wants WRITABLE.
+pub const C_WAIT_WRITABLE: u32 = 1 << 2;
+/// The connection is in the reactor's dirty list.
+pub const C_DIRTY: u32 = 1 << 3;
+/// JS holds a socket object for this connection: tell it about close, end, timeout.
+pub const C_JS_WATCH: u32 = 1 << 4;
+/// A write returned "buffer full" to JS: call onDrain when the buffer empties.
+pub const C_WANT_DRAIN: u32 = 1 << 5;
+/// The connection keeps the event loop alive (net.Socket#ref).
+pub const C_REF: u32 = 1 << 6;
+/// Stop parsing: too much output queued (node pauses the socket the same way).
+pub const C_THROTTLED: u32 = 1 << 7;
+/// `end()`: send FIN once the output is written.
+pub const C_END_AFTER_FLUSH: u32 = 1 << 8;
+/// FIN has been sent.
+pub const C_WRITE_SHUT: u32 = 1 << 9;
+/// Reading would block until the next readiness edge... unless paused while data was left:
+/// then a resume must read again.
+pub const C_READ_PENDING: u32 = 1 << 10;
+/// No more requests are parsed (after `Connection: close`, a parse error, or end()).
+pub const C_NO_MORE_REQUESTS: u32 = 1 << 11;
+/// Bytes that arrive are dropped (no more requests will be served on this connection).
+pub const C_DISCARD_INPUT: u32 = 1 << 12;
+/// The idle timer is the keep-alive timer (set after the last response).
+pub const C_KEEP_ALIVE_IDLE: u32 = 1 << 13;
+/// Reads are delivered raw to JS (after 'upgrade' / 'connect').
+pub const C_UPGRADED: u32 = 1 << 14;
+/// The connection was served at least one request.
+pub const C_SERVED: u32 = 1 << 15;
+
+/// A response that is not yet allowed on the wire because an earlier one is unfinished.
+#[derive(Debug)]
+struct Later {
+    seq: u32,
+    bytes: Vec<u8>,
+    done: bool,
+    close: bool,
+}
+
+/// Output in request order: the active response writes straight into `buf`; later ones wait
+/// in `later` until every earlier response has finished.
+#[derive(Debug, Default)]
+pub struct OutQueue {
+    pub buf: Vec<u8>,
+    pub pos: usize,
+    pub active: u32,
+    /// The active response has put bytes on the wire (so an error can't get a 400 anymore).
+    pub started: bool,
+    /// A finished response asked for the connection to close after it.
+    pub close_after: bool,
+    later: VecDeque<Later>,
+}
+
+impl OutQueue {
+    /// Where bytes of response `seq` go, or None if that response already finished (or the
+    /// connection closes before it).
+    pub fn target(&mut self, seq: u32) -> Option<&mut Vec<u8>> {
+        if self.close_after || seq < self.active {
+            return None;
+        }
+        if seq == self.active {
+            self.started = true;
+            return Some(&mut self.buf);
+        }
+        let i = match self.later.binary_search_by_key(&seq, |l| l.seq) {
+            Ok(i) => i,
+            Err(i) => {
+                self.later.insert(
+                    i,
+                    Later {
+                        seq,
+                        bytes: Vec::new(),
+                        done: false,
+                        close: false,
+                    },
+                );
+                i
+            }
+        };
+        let l = &mut self.later[i];
+        if l.done {
+            None
+        } else {
+            Some(&mut l.bytes)
+        }
+    }
+
+    /// Response `seq` is complete. Returns how many responses completed in order (0 when
+    /// `seq` still waits behind an earlier one).
+    pub fn finish(&mut self, seq: u32, close: bool) -> u32 {
+        if self.close_after || seq < self.active {
+            return 0;
+        }
+        if seq > self.active {
+            let _ = self.target(seq);
+            if let Ok(i) = self.later.binary_search_by_key(&seq, |l| l.seq) {
+                self.later[i].done = true;
+                self.later[i].close = close;
+            }
+            return 0;
+        }
+        let mut completed = 1;
+        self.started = false;
+        if close {
+            self.close_after = true;
+            self.later.clear();
+            return completed;
+        }
+        self.active += 1;
+        while let Some(front) = self.later.front() {
+            if front.seq != self.active {
+                break;
+            }
+            let l = self.later.pop_front().unwrap_or_else(|| unreachable!());
+            self.buf.extend_from_slice(&l.bytes);
+            if !l.done {
+                self.started = !l.bytes.is_empty();
+                break;
+            }
+            completed += 1;
+            if l.close {
+                self.close_after = true;
+                self.later.clear();
+                break;
+            }
+            self.active += 1;
+        }
+        completed
+    }
+
+    /// Bytes not yet accepted by the kernel, including responses waiting their turn.
+    pub fn queued(&self) -> usize {
+        self.buf.len() - self.pos + self.later.iter().map(|l| l.bytes.len()).sum::<usize>()
+    }
+
+    pub fn unsent(&self) -> &[u8] {
+        &self.buf[self.pos..]
+    }
+
+    pub fn is_flushed(&self) -> bool {
+        self.pos >= self.buf.len()
+    }
+
+    pub fn consume(&mut self, n: usize) {
+        self.pos += n;
+        if self.pos >= self.buf.len() {
+            self.pos = 0;
+            self.buf.clear();
+            // Idle connections hold no output memory (target: < 2 KB per idle connection).
+            if self.buf.capacity() > 64 * 1024 {
+                self.buf = Vec::new();
+            }
+        }
+    }
+}
+
+pub struct Conn {
+    pub gen: u32,
+    pub server: u32,
+    pub stream: Stream,
+    /// Unparsed input (a partial head, chunk line, ...). Empty between requests.
+    pub rbuf: BytesMut,
+    /// The decoder of the request body being read, if any.
+    pub body: Option<Decoder>,
+    pub body_seq: u32,
+    /// Body bytes go to JS (false once the response finished early: they are dropped).
+    pub body_to_js: bool,
+    pub next_seq: u32,
+    pub out: OutQueue,
+    pub flags: u32,
+    /// Requests dispatched whose responses have not finished.
+    pub inflight: u32,
+    /// Idle timeout (socket.setTimeout), ms; 0 = none.
+    pub timeout_ms: u64,
+    pub last_active: u64,
+    /// Deadline of this connection's live timer-heap entry (0 = none).
+    pub timer_at: u64,
+    /// Loop time the current request started arriving (0 = between requests).
+    pub req_start: u64,
+    pub headers_done: bool,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub requests: u32,
+}
+
+impl Conn {
+    pub fn new(gen: u32, server: u32, stream: Stream, now: u64) -> Conn {
+        Conn {
+            gen,
+            server,
+            stream,
+            rbuf: BytesMut::new(),
+            body: None,
+            body_seq: 0,
+            body_to_js: false,
+            next_seq: 0,
+            out: OutQueue::default(),
+            flags: C_REF,
+            inflight: 0,
+            timeout_ms: 0,
+            last_active: now,
+            timer_at: 0,
+            req_start: 0,
+            headers_done: false,
+            bytes_read: 0,
+            bytes_written: 0,
+            requests: 0,
+        }
+    }
+
+    pub fn has(&self, f: u32) -> bool {
+        self.flags & f != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_order_responses_go_straight_out() {
+        let mut q = OutQueue::default();
+        q.target(0).unwrap().extend_from_slice(b"A");
+        assert_eq!(q.finish(0, false), 1);
+        q.target(1).unwrap().extend_from_slice(b"B");
+        assert_eq!(q.finish(1, false), 1);
+        assert_eq!(q.unsent(), b"AB");
+    }
+
+    #[test]
+    fn later_responses_wait_for_earlier_ones() {
+        let mut q = OutQueue::default();
+        q.target(2).unwrap().extend_from_slice(b"C");
+        assert_eq!(q.finish(2, false), 0);
+        q.target(1).unwrap().extend_from_slice(b"B1");
+        assert_eq!(q.unsent(), b"");
+        q.target(0).unwrap().extend_from_slice(b"A");
+        assert_eq!(q.unsent(), b"A");
+        assert_eq!(q.finish(0, false), 1);
+        // Response 1 is now active but unfinished: its early bytes move out, 2 still waits.
+        assert_eq!(q.unsent(), b"AB1");
+        q.target(1).unwrap().extend_from_slice(b"B2");
+        assert_eq!(q.finish(1, false), 2);
+        assert_eq!(q.unsent(), b"AB1B2C");
+        assert_eq!(q.active, 3);
+    }
+
+    #[test]
+    fn close_drops_later_responses() {
+        let mut q = OutQueue::default();
+        q.target(1).unwrap().extend_from_slice(b"B");
+        q.finish(1, false);
+        q.target(0).unwrap().extend_from_slice(b"A");
+        q.finish(0, true);
+        assert_eq!(q.unsent(), b"A");
+        assert!(q.close_after);
+        assert!(q.target(1).is_none());
+    }
+
+    #[test]
+    fn consume_releases_memory() {
+        let mut q = OutQueue::default();
+        q.target(0).unwrap().extend_from_slice(&vec![1u8; 100_000]);
+        q.consume(50_000);
+        assert_eq!(q.queued(), 50_000);
+        q.consume(50_000);
+        assert!(q.is_flushed());
+        assert_eq!(q.buf.capacity(), 0);
+    }
+}

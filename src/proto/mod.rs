@@ -1,0 +1,7 @@
+//! HTTP/1.1 as bytes: no I/O, no N-API. Everything here is tested with byte slices.
+
+pub mod date;
+pub mod decode;
+pub mod encode;
+pub mod errors;
+pub mod parse;
