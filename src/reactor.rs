@@ -1351,13 +1351,15 @@ fn fire_timeout(id: u64) {
             .unwrap_or(false);
         if !watched && !listened {
             r.close_conn(id, 0);
-            return Some(false);
+            return None;
         }
-        Some(true)
+        Some(sid)
     })
     .flatten();
-    if to_js == Some(true) {
-        js::call(Cb::Timeout, |env| [napi::f64v(env, id as f64)]);
+    if let Some(sid) = to_js {
+        js::call(Cb::Timeout, |env| {
+            [napi::f64v(env, id as f64), napi::u32v(env, sid)]
+        });
     }
 }
 

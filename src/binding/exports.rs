@@ -38,6 +38,7 @@ pub fn register(env: Env, exports: Value) {
         ("serverRef", Some(server_ref)),
         ("serverConns", Some(server_conns)),
         ("respond", Some(respond)),
+        ("send", Some(send)),
         ("writeHead", Some(write_head)),
         ("write", Some(write)),
         ("end", Some(end)),
@@ -407,42 +408,76 @@ fn after(id: u64, seq: u32, last: bool, close: bool) {
     });
 }
 
-// respond(id, seq, status, reason|null, headerLines, body|undefined, flags) -> queued | -1
-// The whole response in one crossing: node's writeHead + end.
+/// Appends a body (framed as one chunk plus the last chunk and trailers with R_FRAME).
+fn put_full_body(a: &Args, out: &mut Vec<u8>, body: &Body<'_>, flags: u32, trailers: usize) {
+    if flags & R_NO_BODY != 0 {
+        return;
+    }
+    let frame = flags & R_FRAME != 0;
+    put_body(a.env, out, body, frame);
+    if frame {
+        let mut t = Vec::new();
+        a.latin1_into(trailers, &mut t);
+        encode::last_chunk(out, &t);
+    }
+}
+
+fn body_len(env: Env, body: &Body<'_>) -> usize {
+    match body {
+        Body::None => 0,
+        Body::Bytes(b) => b.len(),
+        Body::Str(v) => utf8_len(env, *v),
+    }
+}
+
+// respond(id, seq, status, reason|null, headerLines, body|undefined, flags, trailers)
+//   -> queued | -1
+// A whole response in one crossing (node's implicit writeHead + end): status line, the user's
+// header lines, then Date / Connection / Keep-Alive / Content-Length / Transfer-Encoding
+// from cached blobs as the flags say, then the body.
 export!(respond, |a| {
     let (id, seq, status, flags) = (id_of(&a, 0), a.u32(1), a.u32(2) as u16, a.u32(6));
     let body = body_of(&a, 5);
-    let env = a.env;
     let q = with_output(&a, id, seq as f64, |r, out| {
-        let body_len = match &body {
-            Body::None => 0,
-            Body::Bytes(b) => b.len(),
-            Body::Str(v) => utf8_len(env, *v),
-        };
         put_head(r, &a, out, status, 3, 4);
-        let ka = r
-            .conn(id)
-            .and_then(|c| Some(c.server))
-            .and_then(|sid| r.server(sid).map(|s| s.cfg.ka_line.clone()))
-            .unwrap_or_default();
-        let date = if flags & R_DATE != 0 {
-            r.date.line().to_vec()
-        } else {
-            Vec::new()
-        };
-        encode::auto_headers(out, flags, body_len, &date, &ka);
-        if flags & R_NO_BODY == 0 {
-            put_body(env, out, &body, flags & R_CHUNKED != 0);
-            if flags & R_CHUNKED != 0 {
-                encode::last_chunk(out, b"");
-            }
-        }
+        let len = body_len(a.env, &body);
+        auto_headers_for(r, id, out, flags, len);
+        put_full_body(&a, out, &body, flags, 7);
     });
     if q >= 0.0 {
         after(id, seq, true, flags & R_CLOSE_AFTER != 0);
     }
     napi::f64v(a.env, q)
 });
+
+// send(id, seq, head, body|undefined, flags, trailers) -> queued | -1
+// A response whose head node already serialized (writeHead), plus its whole body.
+export!(send, |a| {
+    let (id, seq, flags) = (id_of(&a, 0), a.u32(1), a.u32(4));
+    let body = body_of(&a, 3);
+    let q = with_output(&a, id, seq as f64, |_, out| {
+        a.latin1_into(2, out);
+        put_full_body(&a, out, &body, flags, 5);
+    });
+    if q >= 0.0 {
+        after(id, seq, true, flags & R_CLOSE_AFTER != 0);
+    }
+    napi::f64v(a.env, q)
+});
+
+fn auto_headers_for(r: &mut Reactor, id: u64, out: &mut Vec<u8>, flags: u32, len: usize) {
+    let sid = r.conn(id).map(|c| c.server);
+    let date = if flags & R_DATE != 0 {
+        r.date.line().to_vec()
+    } else {
+        Vec::new()
+    };
+    let ka = sid
+        .and_then(|sid| r.server(sid))
+        .map(|s| s.cfg.ka_line.as_slice())
+        .unwrap_or(b"");
+    encode::auto_headers(out, flags, len, &date, ka);
+}
 
 // writeHead(id, seq, status, reason|null, headerLines, flags, contentLength) -> queued | -1
 export!(write_head, |a| {
@@ -485,7 +520,7 @@ export!(write, |a| {
     let body = body_of(&a, 2);
     let env = a.env;
     let q = with_output(&a, id, seq as f64, |_, out| {
-        put_body(env, out, &body, flags & R_CHUNKED != 0);
+        put_body(env, out, &body, flags & R_FRAME != 0);
     });
     if q >= 0.0 {
         after(id, seq, false, false);
@@ -501,9 +536,9 @@ export!(end, |a| {
     let env = a.env;
     let q = with_output(&a, id, seq as f64, |_, out| {
         if flags & R_NO_BODY == 0 {
-            put_body(env, out, &body, flags & R_CHUNKED != 0);
+            put_body(env, out, &body, flags & R_FRAME != 0);
         }
-        if flags & R_CHUNKED != 0 {
+        if flags & R_FRAME != 0 {
             let mut trailers = Vec::new();
             a.latin1_into(3, &mut trailers);
             encode::last_chunk(out, &trailers);

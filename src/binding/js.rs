@@ -20,7 +20,7 @@ pub enum Cb {
     Drain,
     /// (connId, errno)
     Close,
-    /// (connId)
+    /// (connId, serverId)
     Timeout,
     /// (serverId, connId, code, reason, rawPacket|undefined, bytesParsed)
     ClientError,
@@ -57,9 +57,9 @@ pub struct JsCtx {
 
 /// Calls callback `cb` with the values `build` creates (inside the call's handle scope).
 pub fn call<const N: usize>(cb: Cb, build: impl FnOnce(Env) -> [Value; N]) {
-    let Some((env, async_ctx, fref)) = reactor::with(|r| {
+    let Some((env, async_ctx, fref, rref)) = reactor::with(|r| {
         r.js.as_ref()
-            .map(|j| (j.env, j.async_ctx, j.cbs[cb as usize]))
+            .map(|j| (j.env, j.async_ctx, j.cbs[cb as usize], j.resource))
     })
     .flatten() else {
         return;
@@ -70,7 +70,8 @@ pub fn call<const N: usize>(cb: Cb, build: impl FnOnce(Env) -> [Value; N]) {
     unsafe { sys::napi_open_handle_scope(env, &mut scope) };
     let args = build(env);
     let f = napi::deref(env, fref);
-    let recv = napi::undefined(env);
+    // napi_make_callback needs an object receiver: the async resource.
+    let recv = napi::deref(env, rref);
     let mut result = ptr::null_mut();
     reactor::with(|r| r.counters.native_to_js += 1);
     // SAFETY: f is a live function; args are live values in this scope.

@@ -9,7 +9,7 @@ use std::ptr;
 pub type Env = sys::napi_env;
 pub type Value = sys::napi_value;
 
-pub const MAX_ARGS: usize = 10;
+pub const MAX_ARGS: usize = 12;
 
 /// Runs an entry point; a panic becomes a thrown JS error instead of unwinding into Node.
 pub fn guard(env: Env, f: impl FnOnce() -> Value) -> Value {

@@ -10,7 +10,7 @@ pub const R_CONN_KEEP_ALIVE: u32 = 1 << 1;
 pub const R_CONN_CLOSE: u32 = 1 << 2;
 /// Append `Content-Length:` with the body's length.
 pub const R_CONTENT_LENGTH: u32 = 1 << 3;
-/// Append `Transfer-Encoding: chunked` and frame the body as chunks.
+/// Append `Transfer-Encoding: chunked`.
 pub const R_CHUNKED: u32 = 1 << 4;
 /// The response has no body on the wire (HEAD, 204, 304).
 pub const R_NO_BODY: u32 = 1 << 5;
@@ -18,8 +18,8 @@ pub const R_NO_BODY: u32 = 1 << 5;
 pub const R_CLOSE_AFTER: u32 = 1 << 6;
 /// Append the server's `Keep-Alive: timeout=N` line after `Connection: keep-alive`.
 pub const R_KA_TIMEOUT: u32 = 1 << 7;
-/// The response is complete with this call (used by `end`).
-pub const R_LAST: u32 = 1 << 8;
+/// Frame the body as chunks and end it with the last chunk (and trailers).
+pub const R_FRAME: u32 = 1 << 9;
 
 /// Status lines are always `HTTP/1.1`, whatever the request's version, as node:http does.
 pub fn status_line(out: &mut Vec<u8>, code: u16, reason: &[u8]) {

@@ -1,0 +1,321 @@
+'use strict';
+// What happens on each native event, following lib/_http_server.js (parserOnIncoming,
+// resOnFinish, socketOnTimeout, socketOnError, ...) with the parser and net.Socket replaced
+// by the addon. No per-request closures: listeners are shared functions using `this`.
+const { binding, servers, sockets, init } = require('./native');
+const {
+  METHODS, kIncomingMessage, kServerResponse, kUniqueHeaders, kNeedDrain,
+} = require('./node-internals');
+const { FastSocket, toRaw } = require('./socket');
+const { setHeaderBlock, setTrailerBlock } = require('./incoming');
+const errors = require('./errors');
+const {
+  kId, kSeq, kState, kNativeDone, kBodyReq, kEagerHeaders,
+} = require('./symbols');
+
+const F_HTTP11 = 1;
+const F_KEEP_ALIVE = 1 << 1;
+const F_UPGRADE = 1 << 2;
+const F_EXPECT_CONTINUE = 1 << 3;
+const F_EXPECT_OTHER = 1 << 4;
+const F_BODY_DONE = 1 << 6;
+const F_HOST = 1 << 7;
+const F_CONNECT = 1 << 8;
+
+const EMPTY = Buffer.alloc(0);
+
+const badRequestResponse = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';
+const responses = {
+  HPE_HEADER_OVERFLOW: 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 'HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\n\r\n',
+  ERR_HTTP_REQUEST_TIMEOUT: 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n',
+};
+
+/** Per-connection state, as node keeps it (connectionListenerInternal's `state`). */
+function newState() {
+  return { incoming: [], outgoing: [], requestsCount: 0 };
+}
+
+/** The socket object for a connection, made on first need. */
+function socketFor(server, id) {
+  let socket = sockets.get(id);
+  if (socket === undefined) {
+    socket = new FastSocket(server, id);
+    socket[kState] = newState();
+    socket.on('timeout', socketOnTimeout);
+    socket.on('error', socketOnError);
+    socket.on('close', socketOnClose);
+    socket.on('drain', socketOnDrain);
+  }
+  return socket;
+}
+
+function onConnection(sid, id) {
+  const server = servers[sid];
+  if (server === undefined) return;
+  server.emit('connection', socketFor(server, id));
+}
+
+function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
+  const server = servers[sid];
+  if (server === undefined) return;
+  const socket = socketFor(server, id);
+  const state = socket[kState];
+  const req = new server[kIncomingMessage](socket);
+  req.httpVersionMajor = 1;
+  if (flags & F_HTTP11) {
+    req.httpVersionMinor = 1;
+    req.httpVersion = '1.1';
+  } else {
+    req.httpVersionMinor = 0;
+    req.httpVersion = '1.0';
+  }
+  req.joinDuplicateHeaders = server.joinDuplicateHeaders;
+  req.url = url;
+  req.upgrade = (flags & F_UPGRADE) !== 0;
+  req.method = METHODS[method];
+  req[kSeq] = seq;
+  setHeaderBlock(req, headerBlock, server[kEagerHeaders]);
+
+  if (req.upgrade) {
+    upgrade(server, socket, req, flags, body);
+    return;
+  }
+
+  if ((flags & F_BODY_DONE) === 0) socket[kBodyReq] = req;
+  state.incoming.push(req);
+
+  const res = new server[kServerResponse](req, {
+    highWaterMark: socket.writableHighWaterMark,
+    rejectNonStandardBodyWrites: server.rejectNonStandardBodyWrites,
+  });
+  res._keepAliveTimeout = server.keepAliveTimeout;
+  res._maxRequestsPerSocket = server.maxRequestsPerSocket;
+  res.shouldKeepAlive = (flags & F_KEEP_ALIVE) !== 0;
+  res[kUniqueHeaders] = server[kUniqueHeaders];
+  res[kSeq] = seq;
+
+  if (socket._httpMessage) {
+    state.outgoing.push(res);
+  } else {
+    assignSocket(res, socket);
+  }
+  res.on('finish', resOnFinish);
+
+  let handled = false;
+  if (req.httpVersionMinor === 1) {
+    // RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request without Host.
+    if (server.requireHostHeader && (flags & F_HOST) === 0) {
+      res.writeHead(400, ['Connection', 'close']);
+      res.end();
+      deliverBody(req, flags, body);
+      return;
+    }
+    const limit = server.maxRequestsPerSocket;
+    const limited = typeof limit === 'number' && limit > 0;
+    if (limited) {
+      state.requestsCount++;
+      res.maxRequestsOnConnectionReached = limit <= state.requestsCount;
+    }
+    if (limited && limit < state.requestsCount) {
+      handled = true;
+      server.emit('dropRequest', req, socket);
+      res.writeHead(503);
+      res.end();
+    } else if (flags & (F_EXPECT_CONTINUE | F_EXPECT_OTHER)) {
+      handled = true;
+      if (flags & F_EXPECT_CONTINUE) {
+        res._expect_continue = true;
+        if (server.listenerCount('checkContinue') > 0) {
+          server.emit('checkContinue', req, res);
+        } else {
+          res.writeContinue();
+          server.emit('request', req, res);
+        }
+      } else if (server.listenerCount('checkExpectation') > 0) {
+        server.emit('checkExpectation', req, res);
+      } else {
+        res.writeHead(417);
+        res.end();
+      }
+    }
+  }
+  if (!handled) server.emit('request', req, res);
+  deliverBody(req, flags, body);
+}
+
+/** A body that arrived with the head (or no body): node emits it after 'request'. */
+function deliverBody(req, flags, body) {
+  if ((flags & F_BODY_DONE) === 0) return;
+  if (body !== undefined && body.length > 0 && !req._dumped) req.push(body);
+  req.complete = true;
+  req.push(null);
+}
+
+function upgrade(server, socket, req, flags, head) {
+  const connect = (flags & F_CONNECT) !== 0;
+  toRaw(socket);
+  socket.removeListener('timeout', socketOnTimeout);
+  socket.removeListener('error', socketOnError);
+  socket.removeListener('close', socketOnClose);
+  socket.removeListener('drain', socketOnDrain);
+  socket[kState] = null;
+  socket.readableFlowing = null;
+  req.complete = true;
+  server.emit(connect ? 'connect' : 'upgrade', req, socket, head === undefined ? EMPTY : head);
+}
+
+function assignSocket(res, socket) {
+  socket._httpMessage = res;
+  res.socket = socket;
+  res.emit('socket', socket);
+  res._flush();
+}
+
+function detachSocket(res, socket) {
+  socket._httpMessage = null;
+  res.socket = null;
+}
+
+function resOnFinish() {
+  const res = this;
+  const req = res.req;
+  const socket = req.socket;
+  const state = socket[kState];
+  if (state === null) return;
+  if (state.incoming[0] === req) state.incoming.shift();
+  if (!req._consuming && !req._readableState.resumeScheduled) req._dump();
+  if (socket._httpMessage === res) detachSocket(res, socket);
+  process.nextTick(emitCloseNT, res);
+  if (!res[kNativeDone]) {
+    // Written through the socket (node's own path): tell the addon the response is over.
+    binding.finish(socket[kId], res[kSeq], !!res._last);
+  }
+  if (!res._last && state.outgoing.length > 0) {
+    const next = state.outgoing.shift();
+    assignSocket(next, socket);
+  }
+}
+
+function emitCloseNT(res) {
+  if (!res._closed) {
+    res.destroyed = true;
+    res._closed = true;
+    res.emit('close');
+  }
+}
+
+function onBody(id, seq, chunk) {
+  const socket = sockets.get(id);
+  const req = socket?.[kBodyReq];
+  if (req == null || req[kSeq] !== seq) return;
+  if (!req._dumped && !req.push(chunk)) socket.pause();
+}
+
+function onBodyEnd(id, seq, trailers) {
+  const socket = sockets.get(id);
+  const req = socket?.[kBodyReq];
+  if (req == null || req[kSeq] !== seq) return;
+  socket[kBodyReq] = null;
+  req.complete = true;
+  if (trailers !== undefined) setTrailerBlock(req, trailers);
+  req.push(null);
+}
+
+function onDrain(id) {
+  const socket = sockets.get(id);
+  if (socket === undefined) return;
+  socket._onDrain();
+  socket.emit('drain');
+}
+
+function socketOnDrain() {
+  const msg = this._httpMessage;
+  if (msg && !msg.finished && msg[kNeedDrain]) {
+    msg[kNeedDrain] = false;
+    msg.emit('drain');
+  }
+}
+
+function onClose(id, errno) {
+  const socket = sockets.get(id);
+  if (socket !== undefined) socket._onClose(errno);
+}
+
+function socketOnClose() {
+  const state = this[kState];
+  if (state !== null) {
+    while (state.incoming.length) {
+      const req = state.incoming.shift();
+      req.destroy(errors.connReset('aborted'));
+    }
+  }
+  const res = this._httpMessage;
+  if (res) emitCloseNT(res);
+  const body = this[kBodyReq];
+  if (body != null && !body.complete && !body.destroyed) body.destroy(errors.connReset('aborted'));
+}
+
+function onTimeout(id, sid) {
+  let socket = sockets.get(id);
+  if (socket === undefined) {
+    // Only the server listens for 'timeout': it gets a socket object to look at.
+    const server = servers[sid];
+    if (server === undefined) return;
+    socket = socketFor(server, id);
+  }
+  socket.emit('timeout');
+}
+
+function socketOnTimeout() {
+  const req = this[kState]?.incoming[0] ?? this[kBodyReq];
+  const reqTimeout = req && !req.complete && req.emit('timeout', this);
+  const res = this._httpMessage;
+  const resTimeout = res && res.emit('timeout', this);
+  const serverTimeout = this.server.emit('timeout', this);
+  if (!reqTimeout && !resTimeout && !serverTimeout) this.destroy();
+}
+
+function onClientError(sid, id, code, reason, rawPacket, bytesParsed) {
+  const server = servers[sid];
+  if (server === undefined) return;
+  const socket = socketFor(server, id);
+  const err = code === 'ERR_HTTP_REQUEST_TIMEOUT' ? errors.ERR_HTTP_REQUEST_TIMEOUT()
+    : errors.parseError(code, reason, bytesParsed, rawPacket);
+  socketOnError.call(socket, err);
+}
+
+function noop() {}
+
+function socketOnError(e) {
+  this.removeListener('error', socketOnError);
+  if (this.listenerCount('error') === 0) this.on('error', noop);
+  if (!this.server.emit('clientError', e, this)) {
+    if (this.writable && (!this._httpMessage || !this._httpMessage._headerSent)) {
+      this.write(responses[e.code] || badRequestResponse);
+    }
+    this.destroy(e);
+  }
+}
+
+function onData(id, chunk) {
+  const socket = sockets.get(id);
+  if (socket !== undefined && !socket.push(chunk)) binding.pause(id, true);
+}
+
+function onEnd(id) {
+  const socket = sockets.get(id);
+  if (socket !== undefined) socket.push(null);
+}
+
+function onServerDrained(sid) {
+  const server = servers[sid];
+  if (server !== undefined) server._onDrained();
+}
+
+init({
+  onRequest, onBody, onBodyEnd, onDrain, onClose, onTimeout, onClientError, onConnection,
+  onData, onEnd, onServerDrained,
+});
+
+module.exports = { socketFor };

@@ -1,0 +1,49 @@
+'use strict';
+// Connections the addon cannot serve — a JS socket handed to the server with
+// `server.emit('connection', socket)` — run through Node's own http machinery: a hidden
+// node:http Server with the same settings parses them and re-emits its events on ours.
+const { NodeServer } = require('./node-internals');
+const { kShadow, kFallbackSockets } = require('./symbols');
+const stats = require('./stats');
+
+const FORWARDED = new Set([
+  'request', 'checkContinue', 'checkExpectation', 'upgrade', 'connect', 'clientError',
+  'timeout', 'dropRequest',
+]);
+
+const SETTINGS = [
+  'timeout', 'keepAliveTimeout', 'headersTimeout', 'requestTimeout', 'maxHeadersCount',
+  'maxRequestsPerSocket', 'requireHostHeader', 'joinDuplicateHeaders', 'maxHeaderSize',
+  'insecureHTTPParser', 'rejectNonStandardBodyWrites', 'httpAllowHalfOpen',
+];
+
+function shadowOf(server) {
+  let shadow = server[kShadow];
+  if (shadow === undefined) {
+    shadow = new NodeServer();
+    const emit = shadow.emit;
+    shadow.emit = function forward(event, ...args) {
+      if (FORWARDED.has(event)) return server.emit(event, ...args);
+      return emit.call(this, event, ...args);
+    };
+    server[kShadow] = shadow;
+  }
+  for (const k of SETTINGS) shadow[k] = server[k];
+  return shadow;
+}
+
+function serve(server, socket) {
+  stats.fallbackConnection(true);
+  const shadow = shadowOf(server);
+  const set = server[kFallbackSockets];
+  set.add(socket);
+  socket.once('close', () => {
+    set.delete(socket);
+    server._onDrained();
+  });
+  shadow.emit('connection', socket);
+  // Handlers and `socket.server` see the server the app created.
+  socket.server = server;
+}
+
+module.exports = { serve };

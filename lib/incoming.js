@@ -1,0 +1,125 @@
+'use strict';
+// IncomingMessage: node's own class, with the header lines kept as the one latin1 string the
+// addon produced until someone reads rawHeaders / headers / headersDistinct (or the trailer
+// equivalents). Every other behaviour is node's.
+const {
+  NodeIncomingMessage, kHeadersCount, kTrailersCount,
+} = require('./node-internals');
+const { kHeaderBlock, kRawHeaders, kTrailerBlock, kRawTrailers } = require('./symbols');
+
+/** node's default parser.maxHeaderPairs: entries (names and values) kept per message. */
+const MAX_HEADER_ENTRIES = 2000;
+
+/**
+ * Splits `Name: value\r\n` lines (already validated natively) into node's rawHeaders form,
+ * trimming optional whitespace around values (RFC 9110 §5.5).
+ */
+function parseHeaderBlock(block, limit) {
+  const out = [];
+  const len = block.length;
+  let i = 0;
+  while (i < len && out.length < limit) {
+    let eol = block.indexOf('\r\n', i);
+    if (eol === -1) eol = len;
+    const colon = block.indexOf(':', i);
+    out.push(block.slice(i, colon));
+    let s = colon + 1;
+    let e = eol;
+    while (s < e && (block.charCodeAt(s) === 32 || block.charCodeAt(s) === 9)) s++;
+    while (e > s && (block.charCodeAt(e - 1) === 32 || block.charCodeAt(e - 1) === 9)) e--;
+    out.push(block.slice(s, e));
+    i = eol + 2;
+  }
+  return out;
+}
+
+function entryLimit(msg) {
+  const n = msg.socket?.server?.maxHeadersCount;
+  return typeof n === 'number' && n > 0 ? n << 1 : MAX_HEADER_ENTRIES;
+}
+
+class IncomingMessage extends NodeIncomingMessage {
+  constructor(socket) {
+    super(socket);
+    this[kHeaderBlock] = '';
+    this[kTrailerBlock] = '';
+  }
+}
+
+Object.defineProperty(IncomingMessage.prototype, 'rawHeaders', {
+  __proto__: null,
+  configurable: true,
+  enumerable: true,
+  get() {
+    let v = this[kRawHeaders];
+    if (v === null) {
+      v = this[kRawHeaders] = parseHeaderBlock(this[kHeaderBlock], entryLimit(this));
+      this[kHeadersCount] = v.length;
+      this[kHeaderBlock] = '';
+    }
+    return v;
+  },
+  set(v) {
+    this[kRawHeaders] = v;
+  },
+});
+
+Object.defineProperty(IncomingMessage.prototype, 'rawTrailers', {
+  __proto__: null,
+  configurable: true,
+  enumerable: true,
+  get() {
+    let v = this[kRawTrailers];
+    if (v === null) {
+      v = this[kRawTrailers] = parseHeaderBlock(this[kTrailerBlock], entryLimit(this));
+      this[kTrailersCount] = v.length;
+      this[kTrailerBlock] = '';
+    }
+    return v;
+  },
+  set(v) {
+    this[kRawTrailers] = v;
+  },
+});
+
+/**
+ * Gives `req` its header lines: lazily on fast-http's class, eagerly (node's way) on a
+ * user-supplied IncomingMessage class or when the app is known to swap prototypes.
+ */
+function setHeaderBlock(req, block, eager) {
+  if (!eager && req instanceof IncomingMessage) {
+    req[kHeaderBlock] = block;
+    req[kRawHeaders] = null;
+  } else {
+    const lines = parseHeaderBlock(block, entryLimit(req));
+    if (req instanceof IncomingMessage) {
+      req[kRawHeaders] = lines;
+      req[kHeadersCount] = lines.length;
+      Object.defineProperty(req, 'rawHeaders', {
+        __proto__: null, value: lines, writable: true, enumerable: true, configurable: true,
+      });
+    } else {
+      req._addHeaderLines(lines, lines.length);
+    }
+  }
+}
+
+function setTrailerBlock(req, block) {
+  if (req instanceof IncomingMessage && Object.getOwnPropertyDescriptor(req, 'rawHeaders') === undefined) {
+    req[kTrailerBlock] = block;
+    req[kRawTrailers] = null;
+  } else {
+    const lines = parseHeaderBlock(block, entryLimit(req));
+    if (req instanceof IncomingMessage) {
+      req[kRawTrailers] = lines;
+      req[kTrailersCount] = lines.length;
+      Object.defineProperty(req, 'rawTrailers', {
+        __proto__: null, value: lines, writable: true, enumerable: true, configurable: true,
+      });
+    } else {
+      req._addHeaderLines(lines, lines.length);
+    }
+  }
+}
+
+module.exports = { IncomingMessage, parseHeaderBlock, setHeaderBlock, setTrailerBlock };

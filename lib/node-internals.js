@@ -1,0 +1,53 @@
+'use strict';
+// node:http's own classes and the private symbols its methods keep state under, captured
+// before `register` swaps fast-http into the http module. fast-http's request and response
+// objects keep node's state layout, so node's own methods (which Express and friends call
+// after swapping prototypes) work on them unchanged.
+
+const http = require('node:http');
+const httpServer = require('_http_server');
+const httpOutgoing = require('_http_outgoing');
+
+function symbolsOf(obj) {
+  const out = Object.create(null);
+  for (const s of Object.getOwnPropertySymbols(obj)) out[s.description] = s;
+  return out;
+}
+
+const outSyms = symbolsOf(new http.OutgoingMessage());
+const inSyms = symbolsOf(new http.IncomingMessage(null));
+const probeServer = new http.Server();
+const serverSyms = symbolsOf(probeServer);
+
+module.exports = {
+  NodeServer: http.Server,
+  NodeServerResponse: http.ServerResponse,
+  NodeIncomingMessage: http.IncomingMessage,
+  NodeOutgoingMessage: http.OutgoingMessage,
+  nodeEnd: http.OutgoingMessage.prototype.end,
+  nodeSend: http.OutgoingMessage.prototype._send,
+  nodeWriteHead: http.ServerResponse.prototype.writeHead,
+  nodeStoreHeader: http.OutgoingMessage.prototype._storeHeader,
+  nodeCreateServer: http.createServer,
+  storeHTTPOptions: httpServer.storeHTTPOptions,
+  parseUniqueHeadersOption: httpOutgoing.parseUniqueHeadersOption,
+  nodeConnectionListener: httpServer._connectionListener,
+  METHODS: http.METHODS,
+  STATUS_CODES: http.STATUS_CODES,
+  validateHeaderName: http.validateHeaderName,
+  validateHeaderValue: http.validateHeaderValue,
+  maxHeaderSize: http.maxHeaderSize,
+  kOutHeaders: outSyms.kOutHeaders,
+  kNeedDrain: outSyms.kNeedDrain,
+  kCorked: outSyms.corked,
+  kErrored: outSyms.errored,
+  kBytesWritten: outSyms.kBytesWritten,
+  kHighWaterMark: outSyms.kHighWaterMark,
+  kUniqueHeaders: serverSyms.kUniqueHeaders,
+  kIncomingMessage: serverSyms.IncomingMessage,
+  kServerResponse: serverSyms.ServerResponse,
+  kHeaders: inSyms.kHeaders,
+  kHeadersCount: inSyms.kHeadersCount,
+  kTrailers: inSyms.kTrailers,
+  kTrailersCount: inSyms.kTrailersCount,
+};

@@ -1,0 +1,80 @@
+'use strict';
+// ServerResponse: node's own class and state. One fast path: `end()` of a response that has
+// not written anything yet goes to the addon in a single call (head + body + framing), then
+// node's own end() does the bookkeeping ('prefinish', 'finish', callbacks). Everything else
+// (write(), streaming, trailers, cork, ...) is node's code writing through the socket.
+const { isUint8Array } = require('node:util/types');
+const {
+  NodeServerResponse, nodeEnd, kCorked,
+} = require('./node-internals');
+const { binding } = require('./native');
+const { kId, kSeq, kNativeDone, kMode } = require('./symbols');
+const { implicitHead, bodyFlags, R_NO_BODY, R_FRAME } = require('./response-head');
+
+/** Marks a head the addon wrote: `headersSent` is true, node's code must not send it again. */
+const NATIVE_HEAD = 'HTTP/1.1 (written by fast-http)\r\n\r\n';
+
+class ServerResponse extends NodeServerResponse {
+  constructor(req, options) {
+    super(req, options);
+    this[kSeq] = -1;
+    this[kNativeDone] = false;
+  }
+
+  end(chunk, encoding, callback) {
+    if (typeof chunk === 'function') {
+      callback = chunk;
+      chunk = null;
+      encoding = null;
+    } else if (typeof encoding === 'function') {
+      callback = encoding;
+      encoding = null;
+    }
+    const socket = this.socket;
+    if (this.finished || this._headerSent || socket === null || socket._httpMessage !== this ||
+        socket[kMode] !== 0 || socket.destroyed || this.outputData.length !== 0 ||
+        this.strictContentLength || this[kCorked] > 0) {
+      return nodeEnd.call(this, chunk, encoding, callback);
+    }
+    let body;
+    let len = 0;
+    if (chunk) {
+      if (typeof chunk === 'string') {
+        if (encoding && encoding !== 'utf8' && encoding !== 'utf-8') {
+          body = Buffer.from(chunk, encoding);
+          len = body.length;
+        } else {
+          body = chunk;
+          len = this._header ? 0 : Buffer.byteLength(chunk);
+        }
+      } else if (isUint8Array(chunk)) {
+        body = chunk;
+        len = chunk.byteLength;
+      } else {
+        return nodeEnd.call(this, chunk, encoding, callback);
+      }
+    }
+    const id = socket[kId];
+    const seq = this[kSeq];
+    let q;
+    if (!this._header) {
+      this._contentLength = len;
+      const head = implicitHead(this);
+      if (head === null) return nodeEnd.call(this, chunk, encoding, callback);
+      q = binding.respond(id, seq, this.statusCode, head.reason, head.lines, body,
+        head.flags, this._trailer);
+      this._header = NATIVE_HEAD;
+    } else {
+      const flags = bodyFlags(this);
+      q = binding.send(id, seq, this._header, (flags & R_NO_BODY) ? undefined : body, flags,
+        this._trailer);
+    }
+    this[kNativeDone] = q >= 0;
+    this._headerSent = true;
+    // The addon framed the body already: node's end() must not write the last chunk again.
+    this.chunkedEncoding = false;
+    return nodeEnd.call(this, null, null, callback);
+  }
+}
+
+module.exports = { ServerResponse, NATIVE_HEAD, R_FRAME };

@@ -1,0 +1,267 @@
+'use strict';
+// The socket object handlers see as req.socket / res.socket (and, after 'upgrade' or
+// 'connect', the raw byte stream): a Duplex whose prototype chain includes net.Socket's, so
+// `instanceof net.Socket` holds, with the net.Socket surface apps use backed by the native
+// connection. In HTTP mode the addon parses the bytes; in raw mode they arrive as 'data'.
+const net = require('node:net');
+const { Duplex } = require('node:stream');
+const { binding, sockets } = require('./native');
+const errors = require('./errors');
+const { kId, kMode, kPendingWrites, kAddress, kClosed, kState } = require('./symbols');
+
+const MODE_HTTP = 0;
+const MODE_RAW = 1;
+
+function isLatin1(encoding) {
+  return encoding === 'latin1' || encoding === 'binary' || encoding === 'ascii';
+}
+
+class FastSocket extends Duplex {
+  constructor(server, id) {
+    super({ allowHalfOpen: true, decodeStrings: false, emitClose: false });
+    this[kId] = id;
+    this[kMode] = MODE_HTTP;
+    this[kPendingWrites] = null;
+    this[kAddress] = null;
+    this[kClosed] = false;
+    this[kState] = null;
+    this.server = server;
+    this._server = server;
+    this._httpMessage = null;
+    this.parser = null;
+    this.connecting = false;
+    this._paused = false;
+    this._hadError = false;
+    this.timeout = 0;
+    this._bytesRead = 0;
+    this._bytesWritten = 0;
+    sockets.set(id, this);
+    binding.watch(id, true);
+  }
+
+  _write(chunk, encoding, cb) {
+    this._send(chunk, encoding, cb);
+  }
+
+  _writev(chunks, cb) {
+    const last = chunks.length - 1;
+    for (let i = 0; i < last; i++) this._send(chunks[i].chunk, chunks[i].encoding, null);
+    this._send(chunks[last].chunk, chunks[last].encoding, cb);
+  }
+
+  /** Hands bytes to the addon; the callback waits while its queue is past highWaterMark. */
+  _send(chunk, encoding, cb) {
+    let latin1 = false;
+    if (typeof chunk === 'string') {
+      if (isLatin1(encoding)) latin1 = true;
+      else if (encoding && encoding !== 'utf8' && encoding !== 'utf-8' && encoding !== 'buffer') {
+        chunk = Buffer.from(chunk, encoding);
+      }
+    }
+    const hwm = this.writableHighWaterMark;
+    const queued = binding.raw(this[kId], -1, chunk, latin1, hwm);
+    if (cb === null) return;
+    if (queued >= hwm) {
+      const held = this[kPendingWrites];
+      this[kPendingWrites] = held === null ? cb : [].concat(held, cb);
+    } else {
+      cb();
+    }
+  }
+
+  _final(cb) {
+    binding.shutdown(this[kId]);
+    cb();
+  }
+
+  _read() {
+    if (this[kMode] === MODE_RAW) binding.pause(this[kId], false);
+  }
+
+  _destroy(err, cb) {
+    if (!this[kClosed]) {
+      this[kClosed] = true;
+      sockets.delete(this[kId]);
+      this._saveStats();
+      binding.destroy(this[kId], false);
+    }
+    this._releaseWrites(err);
+    cb(err);
+    process.nextTick(emitCloseNT, this, !!err);
+  }
+
+  _saveStats() {
+    const s = binding.ioStats(this[kId]);
+    if (s !== undefined) {
+      this._bytesRead = s[0];
+      this._bytesWritten = s[1];
+    }
+  }
+
+  _releaseWrites(err) {
+    const held = this[kPendingWrites];
+    if (held === null) return;
+    this[kPendingWrites] = null;
+    if (typeof held === 'function') held(err);
+    else for (const cb of held) cb(err);
+  }
+
+  /** The addon wrote everything queued: release held write callbacks. */
+  _onDrain() {
+    this._releaseWrites();
+  }
+
+  /** The addon closed the connection (peer reset, end, or a native decision). */
+  _onClose(errno) {
+    this[kClosed] = true;
+    sockets.delete(this[kId]);
+    if (!this.destroyed) {
+      const err = errno < 0 ? errors.connReset(`read ${errnoName(errno)}`) : null;
+      if (err) err.errno = errno;
+      if (err) err.syscall = 'read';
+      if (err) this._hadError = true;
+      this.destroy(err);
+    }
+  }
+
+  pause() {
+    if (!this[kClosed]) binding.pause(this[kId], true);
+    return Duplex.prototype.pause.call(this);
+  }
+
+  resume() {
+    if (!this[kClosed]) binding.pause(this[kId], false);
+    return Duplex.prototype.resume.call(this);
+  }
+
+  setEncoding(enc) {
+    if (this[kMode] === MODE_HTTP) throw errors.ERR_HTTP_SOCKET_ENCODING();
+    return Duplex.prototype.setEncoding.call(this, enc);
+  }
+
+  setTimeout(msecs, callback) {
+    this.timeout = msecs;
+    msecs = Math.max(0, Number(msecs) || 0);
+    if (!this[kClosed]) binding.setTimeout(this[kId], msecs);
+    if (callback !== undefined) {
+      if (typeof callback !== 'function') {
+        throw errors.ERR_INVALID_ARG_TYPE('callback', 'of type function', callback);
+      }
+      if (msecs === 0) this.removeListener('timeout', callback);
+      else this.once('timeout', callback);
+    }
+    return this;
+  }
+
+  setNoDelay(enable) {
+    if (!this[kClosed]) binding.setNoDelay(this[kId], enable === undefined ? true : !!enable);
+    return this;
+  }
+
+  setKeepAlive(enable, initialDelay) {
+    if (!this[kClosed]) {
+      binding.setKeepAlive(this[kId], !!enable, Math.floor((Number(initialDelay) || 0) / 1000));
+    }
+    return this;
+  }
+
+  ref() {
+    if (!this[kClosed]) binding.connRef(this[kId], true);
+    return this;
+  }
+
+  unref() {
+    if (!this[kClosed]) binding.connRef(this[kId], false);
+    return this;
+  }
+
+  resetAndDestroy() {
+    if (!this[kClosed]) {
+      this[kClosed] = true;
+      sockets.delete(this[kId]);
+      this._saveStats();
+      binding.destroy(this[kId], true);
+    }
+    return this.destroy(errors.connReset('socket hang up'));
+  }
+
+  _unrefTimer() {}
+
+  _info() {
+    let a = this[kAddress];
+    if (a === null) {
+      a = this[kClosed] ? undefined : binding.info(this[kId]);
+      this[kAddress] = a === undefined ? [] : a;
+      a = this[kAddress];
+    }
+    return a;
+  }
+
+  address() {
+    const a = this._info();
+    if (a[3] === undefined) return {};
+    return { address: a[3], family: a[2], port: a[4] };
+  }
+
+  get remoteAddress() { return this._info()[0]; }
+  get remotePort() { return this._info()[1]; }
+  get remoteFamily() { return this._info()[2]; }
+  get localAddress() { return this._info()[3]; }
+  get localPort() { return this._info()[4]; }
+  get localFamily() { return this._info()[2]; }
+
+  get bytesRead() {
+    if (!this[kClosed]) this._saveStats();
+    return this._bytesRead;
+  }
+
+  get bytesWritten() {
+    if (!this[kClosed]) this._saveStats();
+    return this._bytesWritten;
+  }
+
+  get bufferSize() {
+    return this.writableLength;
+  }
+
+  get pending() {
+    return false;
+  }
+
+  get readyState() {
+    if (this.readable && this.writable) return 'open';
+    if (this.readable && !this.writable) return 'readOnly';
+    if (!this.readable && this.writable) return 'writeOnly';
+    return 'closed';
+  }
+
+  get _handle() {
+    return this[kClosed] ? null : nativeHandle;
+  }
+}
+
+// `instanceof net.Socket` holds; every method net.Socket code paths need is defined above.
+Object.setPrototypeOf(FastSocket.prototype, net.Socket.prototype);
+
+/** What code that looks for `socket._handle` sees: present while the connection is open. */
+const nativeHandle = Object.freeze({ fastHttp: true, reading: true });
+
+function emitCloseNT(socket, hadError) {
+  socket.emit('close', hadError);
+}
+
+function errnoName(errno) {
+  try {
+    return require('node:util').getSystemErrorName(errno);
+  } catch {
+    return 'ECONNRESET';
+  }
+}
+
+/** Switches a socket to raw mode (after 'upgrade' / 'connect'). */
+function toRaw(socket) {
+  socket[kMode] = MODE_RAW;
+  socket.parser = null;
+}
+
+module.exports = { FastSocket, toRaw, MODE_HTTP, MODE_RAW };
