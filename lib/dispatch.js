@@ -62,13 +62,16 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   const socket = socketFor(server, id);
   const state = socket[kState];
   const req = new server[kIncomingMessage](socket);
-  req.httpVersionMajor = 1;
   if (flags & F_HTTP11) {
+    req.httpVersionMajor = 1;
     req.httpVersionMinor = 1;
     req.httpVersion = '1.1';
   } else {
-    req.httpVersionMinor = 0;
-    req.httpVersion = '1.0';
+    const major = (flags >>> 16) & 15;
+    const minor = (flags >>> 20) & 15;
+    req.httpVersionMajor = major;
+    req.httpVersionMinor = minor;
+    req.httpVersion = `${major}.${minor}`;
   }
   req.joinDuplicateHeaders = server.joinDuplicateHeaders;
   req.url = url;
@@ -103,7 +106,7 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   res.on('finish', resOnFinish);
 
   let handled = false;
-  if (req.httpVersionMinor === 1) {
+  if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
     // RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request without Host.
     if (server.requireHostHeader && (flags & F_HOST) === 0) {
       res.writeHead(400, ['Connection', 'close']);
@@ -183,7 +186,12 @@ function resOnFinish() {
   const socket = req.socket;
   const state = socket[kState];
   if (state === null) return;
+  // Pipelined responses may finish out of order (the addon keeps the wire order).
   if (state.incoming[0] === req) state.incoming.shift();
+  else {
+    const i = state.incoming.indexOf(req);
+    if (i !== -1) state.incoming.splice(i, 1);
+  }
   if (!req._consuming && !req._readableState.resumeScheduled) req._dump();
   if (socket._httpMessage === res) detachSocket(res, socket);
   process.nextTick(emitCloseNT, res);

@@ -17,6 +17,7 @@ const R_NO_BODY = 1 << 5;
 const R_CLOSE_AFTER = 1 << 6;
 const R_KA_TIMEOUT = 1 << 7;
 const R_FRAME = 1 << 9;
+const R_TENTATIVE = 1 << 10;
 
 const RE_CONN_CLOSE = /(?:^|\W)close(?:$|\W)/i;
 const RE_TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i;
@@ -172,5 +173,5 @@ function bodyFlags(res) {
 }
 
 module.exports = {
-  implicitHead, bodyFlags, R_NO_BODY, R_FRAME, R_CLOSE_AFTER, R_CHUNKED,
+  implicitHead, bodyFlags, R_NO_BODY, R_FRAME, R_CLOSE_AFTER, R_CHUNKED, R_TENTATIVE,
 };

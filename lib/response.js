@@ -8,8 +8,10 @@ const {
   NodeServerResponse, nodeEnd, kCorked,
 } = require('./node-internals');
 const { binding } = require('./native');
-const { kId, kSeq, kNativeDone, kMode } = require('./symbols');
-const { implicitHead, bodyFlags, R_NO_BODY, R_FRAME } = require('./response-head');
+const { kId, kSeq, kNativeDone, kMode, kState } = require('./symbols');
+const {
+  implicitHead, bodyFlags, R_NO_BODY, R_FRAME, R_TENTATIVE,
+} = require('./response-head');
 
 /** Marks a head the addon wrote: `headersSent` is true, node's code must not send it again. */
 const NATIVE_HEAD = 'HTTP/1.1 (written by fast-http)\r\n\r\n';
@@ -30,10 +32,19 @@ class ServerResponse extends NodeServerResponse {
       callback = encoding;
       encoding = null;
     }
-    const socket = this.socket;
-    if (this.finished || this._headerSent || socket === null || socket._httpMessage !== this ||
-        socket[kMode] !== 0 || socket.destroyed || this.outputData.length !== 0 ||
-        this.strictContentLength || this[kCorked] > 0) {
+    // The response owns the socket, or waits its turn behind earlier pipelined ones: the
+    // addon keeps responses in request order, so a waiting one can be written now too.
+    let socket = this.socket;
+    let waiting = false;
+    if (socket === null) {
+      socket = this.req?.socket ?? null;
+      waiting = socket !== null && socket[kState] != null &&
+        socket[kState].outgoing.includes(this);
+    }
+    if (this.finished || this._headerSent || socket === null ||
+        (socket._httpMessage !== this && !waiting) || socket[kMode] !== 0 ||
+        socket.destroyed || this.outputData.length !== 0 || this.strictContentLength ||
+        this[kCorked] > 0) {
       return nodeEnd.call(this, chunk, encoding, callback);
     }
     let body;
@@ -62,17 +73,24 @@ class ServerResponse extends NodeServerResponse {
       const head = implicitHead(this);
       if (head === null) return nodeEnd.call(this, chunk, encoding, callback);
       q = binding.respond(id, seq, this.statusCode, head.reason, head.lines, body,
-        head.flags, this._trailer);
+        waiting ? head.flags | R_TENTATIVE : head.flags, this._trailer);
       this._header = NATIVE_HEAD;
     } else {
       const flags = bodyFlags(this);
-      q = binding.send(id, seq, this._header, (flags & R_NO_BODY) ? undefined : body, flags,
-        this._trailer);
+      q = binding.send(id, seq, this._header, (flags & R_NO_BODY) ? undefined : body,
+        waiting ? flags | R_TENTATIVE : flags, this._trailer);
     }
     this[kNativeDone] = q >= 0;
     this._headerSent = true;
     // The addon framed the body already: node's end() must not write the last chunk again.
     this.chunkedEncoding = false;
+    if (waiting) {
+      const outgoing = socket[kState].outgoing;
+      outgoing.splice(outgoing.indexOf(this), 1);
+      nodeEnd.call(this, null, null, callback);
+      this.emit('prefinish');
+      return this;
+    }
     return nodeEnd.call(this, null, null, callback);
   }
 }

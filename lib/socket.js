@@ -87,7 +87,8 @@ class FastSocket extends Duplex {
     }
     this._releaseWrites(err);
     cb(err);
-    process.nextTick(emitCloseNT, this, !!err);
+    // net.Socket emits 'close' from the handle's close callback, a loop phase later.
+    setImmediate(emitCloseNT, this, !!err);
   }
 
   _saveStats() {

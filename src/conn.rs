@@ -40,6 +40,8 @@ pub const C_KEEP_ALIVE_IDLE: u32 = 1 << 13;
 pub const C_UPGRADED: u32 = 1 << 14;
 /// The connection was served at least one request.
 pub const C_SERVED: u32 = 1 << 15;
+/// The last request asked to close the connection (Connection: close, HTTP/1.0).
+pub const C_CLOSE_REQUESTED: u32 = 1 << 16;
 
 /// A response that is not yet allowed on the wire because an earlier one is unfinished.
 #[derive(Debug)]
@@ -61,6 +63,10 @@ pub struct OutQueue {
     pub started: bool,
     /// A finished response asked for the connection to close after it.
     pub close_after: bool,
+    /// Where bytes of responses that waited behind an earlier one begin, until the batch
+    /// that released them ends: node writes such responses only on the earlier one's
+    /// 'finish' (a tick later), so a destroy in the same batch must not send them.
+    pub tentative: Option<usize>,
     later: VecDeque<Later>,
 }
 
@@ -125,6 +131,9 @@ impl OutQueue {
                 break;
             }
             let l = self.later.pop_front().unwrap_or_else(|| unreachable!());
+            if self.tentative.is_none() && !l.bytes.is_empty() {
+                self.tentative = Some(self.buf.len());
+            }
             self.buf.extend_from_slice(&l.bytes);
             if !l.done {
                 self.started = !l.bytes.is_empty();
@@ -159,6 +168,7 @@ impl OutQueue {
         if self.pos >= self.buf.len() {
             self.pos = 0;
             self.buf.clear();
+            self.tentative = None;
             // Idle connections hold no output memory (target: < 2 KB per idle connection).
             if self.buf.capacity() > 64 * 1024 {
                 self.buf = Vec::new();

@@ -241,6 +241,7 @@ impl Reactor {
         let now = self.now;
         let Some(c) = self.conn(id) else { return };
         c.flags &= !C_DIRTY;
+        c.out.tentative = None;
         let mut error = 0;
         while !c.out.is_flushed() {
             match c.stream.write(c.out.unsent()) {
@@ -312,6 +313,17 @@ impl Reactor {
             return;
         };
         slot.gen = slot.gen.wrapping_add(1);
+        if errno == 0 {
+            // What JS already handed over was, for node, already in the kernel: send what the
+            // socket takes now instead of dropping it.
+            let limit = c.out.tentative.unwrap_or(c.out.buf.len());
+            while c.out.pos < limit {
+                match c.stream.write(&c.out.buf[c.out.pos..limit]) {
+                    Ok(n) if n > 0 => c.out.pos += n,
+                    _ => break,
+                }
+            }
+        }
         self.free.push(i as u32);
         let _ = self.poll.registry().deregister(&mut c.stream);
         let notify = c.flags & C_JS_WATCH != 0 || c.inflight > 0 || c.flags & C_UPGRADED != 0;
@@ -482,7 +494,9 @@ impl Reactor {
         }
         c.inflight = c.inflight.saturating_sub(completed);
         if c.out.close_after {
-            c.flags |= C_NO_MORE_REQUESTS | C_DISCARD_INPUT;
+            // No more requests are served; llhttp still reports bytes after a request that
+            // asked to close (next_action).
+            c.flags |= C_NO_MORE_REQUESTS;
         }
         // The rest of an unread request body is read and dropped (node's req._dump()).
         if c.body.is_some() && c.body_seq < c.out.active {
@@ -872,6 +886,7 @@ fn read_once(r: &mut Reactor, id: u64) -> ReadStep {
 /// Reads until the socket would block (the registration is edge-triggered), parsing as it
 /// goes.
 pub fn read_conn(id: u64) {
+    let _scope = js::scope();
     process_buffered(id);
     for _ in 0..READS_PER_EVENT {
         match with(|r| read_once(r, id)).unwrap_or(ReadStep::Stop) {
@@ -1016,6 +1031,10 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Action {
         return Action::Stop;
     }
     if c.flags & C_NO_MORE_REQUESTS != 0 {
+        // llhttp: bytes after a request that closes the connection are an error.
+        if c.flags & C_CLOSE_REQUESTED != 0 && c.flags & C_DISCARD_INPUT == 0 {
+            return Action::Error(errors::DATA_AFTER_CLOSE);
+        }
         return Action::Consume(buf.len());
     }
     if c.out.queued() > OUTPUT_HIGH_WATER {
@@ -1092,7 +1111,7 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Action {
         }
         if flags & parse::F_KEEP_ALIVE == 0 {
             // After a request that closes the connection nothing more is read as HTTP.
-            c.flags |= C_NO_MORE_REQUESTS;
+            c.flags |= C_NO_MORE_REQUESTS | C_CLOSE_REQUESTED;
         }
     }
     if c.body.is_none() {
@@ -1164,6 +1183,7 @@ fn process(id: u64, input: &[u8]) -> usize {
             }
             Action::Dispatch(n, d) => {
                 off += n;
+                let invalid_te = d.flags & parse::F_INVALID_TE != 0;
                 with(|r| r.stats.requests_dispatched += 1);
                 js::call(Cb::Request, |env| {
                     [
@@ -1180,28 +1200,27 @@ fn process(id: u64, input: &[u8]) -> usize {
                         },
                     ]
                 });
+                if invalid_te {
+                    // llhttp emits the request, then rejects a non-chunked request coding.
+                    client_error(id, errors::INVALID_TE, rest);
+                    return input.len();
+                }
             }
         }
     }
 }
 
-/// A parse error: 'clientError' in JS when someone listens, else node's default answer.
+/// A parse error. JS decides, as node:http's socketOnError does ('clientError' when anyone
+/// listens, else node's default answer), since the server's 'clientError' emit is observable.
 fn client_error(id: u64, e: ParseError, packet: &[u8]) {
-    let info = with(|r| {
+    let sid = with(|r| {
         let c = r.conn(id)?;
         c.flags |= C_NO_MORE_REQUESTS | C_DISCARD_INPUT;
         c.body = None;
-        let sid = c.server;
-        let listened = r
-            .server(sid)
-            .map(|s| s.cfg.flags & S_HAS_CLIENT_ERROR != 0)?;
-        if !listened {
-            r.reject(id, e.status());
-        }
-        Some((sid, listened))
+        Some(c.server)
     })
     .flatten();
-    if let Some((sid, true)) = info {
+    if let Some(sid) = sid {
         js::call(Cb::ClientError, |env| {
             [
                 napi::u32v(env, sid),
@@ -1369,11 +1388,10 @@ fn check_server(sid: u32) {
     let expired = with(|r| {
         let now = r.now;
         let s = r.server(sid)?;
-        let (ht, rt, every, listened) = (
+        let (ht, rt, every) = (
             s.cfg.headers_timeout,
             s.cfg.request_timeout,
             s.cfg.check_interval,
-            s.cfg.flags & S_HAS_CLIENT_ERROR != 0,
         );
         let alive = s.listener.is_some() || s.conns > 0;
         let mut expired = Vec::new();
@@ -1390,32 +1408,28 @@ fn check_server(sid: u32) {
         if alive && every > 0 {
             r.push_timer(now + every, TimerKey::ServerCheck(sid));
         }
-        Some((expired, listened))
+        Some(expired)
     })
     .flatten();
-    let Some((expired, listened)) = expired else {
+    let Some(expired) = expired else {
         return;
     };
     for id in expired {
-        if listened {
-            with(|r| {
-                if let Some(c) = r.conn(id) {
-                    c.flags |= C_NO_MORE_REQUESTS | C_DISCARD_INPUT;
-                    c.req_start = 0;
-                }
-            });
-            js::call(Cb::ClientError, |env| {
-                [
-                    napi::u32v(env, sid),
-                    napi::f64v(env, id as f64),
-                    napi::utf8(env, "ERR_HTTP_REQUEST_TIMEOUT"),
-                    napi::utf8(env, "Request timeout"),
-                    napi::undefined(env),
-                    napi::u32v(env, 0),
-                ]
-            });
-        } else {
-            with(|r| r.reject(id, 408));
-        }
+        with(|r| {
+            if let Some(c) = r.conn(id) {
+                c.flags |= C_NO_MORE_REQUESTS | C_DISCARD_INPUT;
+                c.req_start = 0;
+            }
+        });
+        js::call(Cb::ClientError, |env| {
+            [
+                napi::u32v(env, sid),
+                napi::f64v(env, id as f64),
+                napi::utf8(env, "ERR_HTTP_REQUEST_TIMEOUT"),
+                napi::utf8(env, "Request timeout"),
+                napi::undefined(env),
+                napi::u32v(env, 0),
+            ]
+        });
     }
 }

@@ -368,7 +368,12 @@ fn put_body(env: Env, out: &mut Vec<u8>, body: &Body<'_>, chunked: bool) {
 
 /// Runs `f` on the bytes of response `seq` (or the active response when seq is -1), then
 /// schedules the flush. Returns the connection's queued output, or -1 when it is gone.
-fn with_output(a: &Args, id: u64, seq: f64, f: impl FnOnce(&mut Reactor, &mut Vec<u8>)) -> f64 {
+fn with_output(
+    id: u64,
+    seq: f64,
+    tentative: bool,
+    f: impl FnOnce(&mut Reactor, &mut Vec<u8>),
+) -> f64 {
     reactor::with(|r| {
         let mut out = Vec::new();
         let seq = {
@@ -384,6 +389,9 @@ fn with_output(a: &Args, id: u64, seq: f64, f: impl FnOnce(&mut Reactor, &mut Ve
         if c.flags & C_WRITE_SHUT != 0 {
             return -1.0;
         }
+        let tentative = tentative && c.out.tentative.is_none();
+        let at = c.out.buf.len();
+        let active = seq == c.out.active;
         if let Some(t) = c.out.target(seq) {
             if t.is_empty() {
                 std::mem::swap(t, &mut out);
@@ -391,9 +399,10 @@ fn with_output(a: &Args, id: u64, seq: f64, f: impl FnOnce(&mut Reactor, &mut Ve
                 t.extend_from_slice(&out);
             }
         }
-        let queued = c.out.queued() as f64;
-        let _ = a;
-        queued
+        if tentative && active {
+            c.out.tentative = Some(at);
+        }
+        c.out.queued() as f64
     })
     .unwrap_or(-1.0)
 }
@@ -438,7 +447,7 @@ fn body_len(env: Env, body: &Body<'_>) -> usize {
 export!(respond, |a| {
     let (id, seq, status, flags) = (id_of(&a, 0), a.u32(1), a.u32(2) as u16, a.u32(6));
     let body = body_of(&a, 5);
-    let q = with_output(&a, id, seq as f64, |r, out| {
+    let q = with_output(id, seq as f64, flags & R_TENTATIVE != 0, |r, out| {
         put_head(r, &a, out, status, 3, 4);
         let len = body_len(a.env, &body);
         auto_headers_for(r, id, out, flags, len);
@@ -455,7 +464,7 @@ export!(respond, |a| {
 export!(send, |a| {
     let (id, seq, flags) = (id_of(&a, 0), a.u32(1), a.u32(4));
     let body = body_of(&a, 3);
-    let q = with_output(&a, id, seq as f64, |_, out| {
+    let q = with_output(id, seq as f64, flags & R_TENTATIVE != 0, |_, out| {
         a.latin1_into(2, out);
         put_full_body(&a, out, &body, flags, 5);
     });
@@ -483,7 +492,7 @@ fn auto_headers_for(r: &mut Reactor, id: u64, out: &mut Vec<u8>, flags: u32, len
 export!(write_head, |a| {
     let (id, seq, status, flags) = (id_of(&a, 0), a.u32(1), a.u32(2) as u16, a.u32(5));
     let cl = a.f64(6) as usize;
-    let q = with_output(&a, id, seq as f64, |r, out| {
+    let q = with_output(id, seq as f64, false, |r, out| {
         put_head(r, &a, out, status, 3, 4);
         let ka = r
             .conn(id)
@@ -519,7 +528,7 @@ export!(write, |a| {
     let (id, seq, flags) = (id_of(&a, 0), a.u32(1), a.u32(3));
     let body = body_of(&a, 2);
     let env = a.env;
-    let q = with_output(&a, id, seq as f64, |_, out| {
+    let q = with_output(id, seq as f64, false, |_, out| {
         put_body(env, out, &body, flags & R_FRAME != 0);
     });
     if q >= 0.0 {
@@ -534,7 +543,7 @@ export!(end, |a| {
     let (id, seq, flags) = (id_of(&a, 0), a.u32(1), a.u32(4));
     let body = body_of(&a, 2);
     let env = a.env;
-    let q = with_output(&a, id, seq as f64, |_, out| {
+    let q = with_output(id, seq as f64, false, |_, out| {
         if flags & R_NO_BODY == 0 {
             put_body(env, out, &body, flags & R_FRAME != 0);
         }
@@ -556,7 +565,7 @@ export!(raw, |a| {
     let seq = a.f64(1);
     let latin1 = a.bool(3);
     let env = a.env;
-    let q = with_output(&a, id, seq, |_, out| {
+    let q = with_output(id, seq, false, |_, out| {
         if a.kind(2) == sys::ValueType::napi_string {
             let enc = if latin1 {
                 napi::Encoding::Latin1

@@ -88,3 +88,48 @@ pub fn call<const N: usize>(cb: Cb, build: impl FnOnce(Env) -> [Value; N]) {
     // SAFETY: closes the scope opened above.
     unsafe { sys::napi_close_handle_scope(env, scope) };
 }
+
+/// A callback scope around a batch of calls (all requests parsed from one read): process
+/// ticks and promise jobs run once when it closes, as after node's own `onread`, not between
+/// the requests of a pipelined batch.
+pub struct Scope {
+    env: Env,
+    handles: sys::napi_handle_scope,
+    callback: sys::napi_callback_scope,
+}
+
+pub fn scope() -> Option<Scope> {
+    let (env, async_ctx, rref) =
+        reactor::with(|r| r.js.as_ref().map(|j| (j.env, j.async_ctx, j.resource))).flatten()?;
+    let mut handles = ptr::null_mut();
+    let mut callback = ptr::null_mut();
+    // SAFETY: on the JS thread in a libuv callback; the resource and context are live.
+    unsafe {
+        sys::napi_open_handle_scope(env, &mut handles);
+        let resource = napi::deref(env, rref);
+        sys::napi_open_callback_scope(env, resource, async_ctx, &mut callback);
+    }
+    Some(Scope {
+        env,
+        handles,
+        callback,
+    })
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        // SAFETY: closes the scopes opened in `scope()`, innermost first. Closing the callback
+        // scope runs the tick queue; an exception from it is Node's uncaught exception.
+        unsafe {
+            sys::napi_close_callback_scope(self.env, self.callback);
+            let mut pending = false;
+            sys::napi_is_exception_pending(self.env, &mut pending);
+            if pending {
+                let mut err = ptr::null_mut();
+                sys::napi_get_and_clear_last_exception(self.env, &mut err);
+                sys::napi_fatal_exception(self.env, err);
+            }
+            sys::napi_close_handle_scope(self.env, self.handles);
+        }
+    }
+}

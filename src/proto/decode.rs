@@ -82,8 +82,7 @@ impl Decoder {
                     match b {
                         [] | [b'\r'] => return Ok((consumed, Event::NeedMore)),
                         [b'\r', b'\n', ..] => {}
-                        [b'\r', ..] => return Err(errors::CHUNK_DATA_LF),
-                        _ => return Err(errors::CHUNK_DATA_CR),
+                        _ => return Err(errors::CHUNK_DATA_LF),
                     }
                     consumed += 2;
                     *self = Decoder::ChunkSize;
@@ -101,6 +100,9 @@ impl Decoder {
                     };
                     if lf == 0 || b[lf - 1] != b'\r' {
                         return Err(errors::CHUNK_SIZE_CR);
+                    }
+                    if lf > MAX_CHUNK_LINE {
+                        return Err(errors::CHUNK_EXTENSIONS_OVERFLOW);
                     }
                     let size = check_chunk_line(&b[..lf - 1], true)?;
                     consumed += lf + 1;
@@ -267,7 +269,7 @@ mod tests {
             }
         };
         assert_eq!(err(b"zz\r\n"), "HPE_INVALID_CHUNK_SIZE");
-        assert_eq!(err(b"5\r\nhelloXX"), "HPE_CR_EXPECTED");
+        assert_eq!(err(b"5\r\nhelloXX"), "HPE_STRICT");
         assert_eq!(err(b"5\nhello"), "HPE_CR_EXPECTED");
         assert_eq!(err(b"11111111111111111\r\n"), "HPE_INVALID_CHUNK_SIZE");
         assert_eq!(err(b"5 \r\n"), "HPE_INVALID_CHUNK_SIZE");

@@ -20,6 +20,9 @@ pub const R_CLOSE_AFTER: u32 = 1 << 6;
 pub const R_KA_TIMEOUT: u32 = 1 << 7;
 /// Frame the body as chunks and end it with the last chunk (and trailers).
 pub const R_FRAME: u32 = 1 << 9;
+/// The response waited behind an earlier one: node would write it a tick later, so until the
+/// batch ends a destroy drops it (see `OutQueue::tentative`).
+pub const R_TENTATIVE: u32 = 1 << 10;
 
 /// Status lines are always `HTTP/1.1`, whatever the request's version, as node:http does.
 pub fn status_line(out: &mut Vec<u8>, code: u16, reason: &[u8]) {

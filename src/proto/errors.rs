@@ -61,6 +61,10 @@ pub const INVALID_TE: ParseError = ParseError::new(
     "HPE_INVALID_TRANSFER_ENCODING",
     "Request has invalid `Transfer-Encoding`",
 );
+pub const INVALID_TE_VALUE: ParseError = ParseError::new(
+    "HPE_INVALID_TRANSFER_ENCODING",
+    "Invalid `Transfer-Encoding` header value",
+);
 pub const INVALID_CHUNK_SIZE: ParseError =
     ParseError::new("HPE_INVALID_CHUNK_SIZE", "Invalid character in chunk size");
 pub const CHUNK_SIZE_OVERFLOW: ParseError =

@@ -20,6 +20,10 @@ pub const F_CHUNKED: u32 = 1 << 9;
 pub const F_CONTENT_LENGTH: u32 = 1 << 10;
 pub const F_CONN_CLOSE: u32 = 1 << 11;
 pub const F_HTTP10: u32 = 1 << 12;
+/// The transfer coding of a request is not chunked: llhttp emits the request, then fails.
+pub const F_INVALID_TE: u32 = 1 << 13;
+/// Bits 16..20 carry the major version, 20..24 the minor version.
+pub const VERSION_SHIFT: u32 = 16;
 
 /// How the body of a request is delimited (RFC 9112 §6.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,6 +39,7 @@ pub struct RequestHead {
     /// Index of the method in the method table given to [`parse_request`].
     pub method: u16,
     pub url: (usize, usize),
+    pub major: u8,
     pub minor: u8,
     /// The header lines, each ending with CRLF, without the final empty line.
     pub headers: (usize, usize),
@@ -135,65 +140,36 @@ pub fn parse_request(
     if i == line.len() {
         return incomplete(buf.len(), max_head);
     }
-    if i == url_start || line[i] != b' ' {
-        let in_query = line[url_start..i].contains(&b'?');
-        return Err(if i == url_start {
-            ParseError::new("HPE_INVALID_URL", "Unexpected start char in url")
-        } else if in_query {
-            ParseError::new("HPE_INVALID_URL", "Invalid char in url query")
-        } else {
-            ParseError::new("HPE_INVALID_URL", "Invalid char in url path")
-        });
-    }
     let url = (start + url_start, start + i);
-
-    // Version: "HTTP/" DIGIT "." DIGIT CRLF.
-    let v = i + 1;
-    let need = v + 10;
-    for (k, &want) in b"HTTP/".iter().enumerate() {
-        match line.get(v + k) {
+    let (major, minor, headers_start) = if line[i] == b'\r' && i > url_start {
+        // `GET /` CRLF: an HTTP/0.9 request line, which llhttp accepts.
+        match line.get(i + 1) {
             None => return incomplete(buf.len(), max_head),
-            Some(&b) if b != want => return Err(errors::INVALID_CONSTANT),
-            _ => {}
+            Some(b'\n') => (0, 9, start + i + 2),
+            Some(_) => return Err(errors::LF_EXPECTED),
         }
-    }
-    if line.len() < need {
-        // Validate what is there so garbage fails early instead of waiting for more.
-        if let Some(&b) = line.get(v + 5) {
-            if !b.is_ascii_digit() {
-                return Err(ParseError::new(
-                    "HPE_INVALID_VERSION",
-                    "Invalid major version",
-                ));
-            }
+    } else {
+        if i == url_start || line[i] != b' ' {
+            let in_query = line[url_start..i].contains(&b'?');
+            return Err(if i == url_start {
+                ParseError::new("HPE_INVALID_URL", "Unexpected start char in url")
+            } else if in_query {
+                ParseError::new("HPE_INVALID_URL", "Invalid char in url query")
+            } else {
+                ParseError::new("HPE_INVALID_URL", "Invalid char in url path")
+            });
         }
-        return incomplete(buf.len(), max_head);
-    }
-    let (major, dot, minor) = (line[v + 5], line[v + 6], line[v + 7]);
-    if !major.is_ascii_digit() {
-        return Err(ParseError::new(
-            "HPE_INVALID_VERSION",
-            "Invalid major version",
-        ));
-    }
-    if dot != b'.' {
-        return Err(ParseError::new("HPE_INVALID_VERSION", "Expected dot"));
-    }
-    if !minor.is_ascii_digit() {
-        return Err(ParseError::new(
-            "HPE_INVALID_VERSION",
-            "Invalid minor version",
-        ));
-    }
-    if major != b'1' || (minor != b'0' && minor != b'1') {
-        return Err(errors::INVALID_VERSION);
-    }
-    if line[v + 8] != b'\r' || line[v + 9] != b'\n' {
-        return Err(errors::STRICT_CRLF);
-    }
-    let minor = minor - b'0';
-    let headers_start = start + need;
+        let (major, minor, end) = match parse_version(line, i + 1, buf.len(), max_head) {
+            Err(e) if e == NEED_MORE => return Ok(None),
+            r => r?,
+        };
+        (major, minor, start + end)
+    };
 
+    // A header line may not start with whitespace (llhttp: no obs-fold, RFC 9112 §5.2).
+    if matches!(buf.get(headers_start), Some(b' ' | b'\t')) {
+        return Err(errors::UNEXPECTED_SPACE);
+    }
     // Header lines: every LF must follow a CR; the head ends at an empty line.
     let mut pos = headers_start;
     let head_end;
@@ -220,8 +196,19 @@ pub fn parse_request(
         return Err(errors::HEADER_OVERFLOW);
     }
     let headers = (headers_start, head_end - 2);
+    // A CR must be followed by LF.
+    for cr in memchr::memchr_iter(b'\r', &buf[headers_start..head_end]) {
+        if buf.get(headers_start + cr + 1) != Some(&b'\n') {
+            return Err(ParseError::new(
+                "HPE_LF_EXPECTED",
+                "Missing expected LF after header value",
+            ));
+        }
+    }
 
-    let mut flags = if minor == 1 { F_HTTP11 } else { F_HTTP10 };
+    let http11 = major == 1 && minor == 1;
+    let mut flags = if http11 { F_HTTP11 } else { F_HTTP10 };
+    flags |= ((major as u32) << VERSION_SHIFT) | ((minor as u32) << (VERSION_SHIFT + 4));
     let mut facts = HeaderFacts::default();
     scan_headers(&buf[headers_start..head_end], &mut facts)?;
 
@@ -234,10 +221,15 @@ pub fn parse_request(
                 errors::CL_WITH_TE
             });
         }
-        if !facts.te_chunked_last {
-            return Err(errors::INVALID_TE);
+        if facts.te_chunked_any && !facts.te_chunked_last {
+            return Err(errors::INVALID_TE_VALUE);
         }
-        flags |= F_CHUNKED | F_HAS_BODY;
+        flags |= F_HAS_BODY
+            | if facts.te_chunked_last {
+                F_CHUNKED
+            } else {
+                F_INVALID_TE
+            };
         Framing::Chunked
     } else if let Some(n) = facts.cl {
         flags |= F_CONTENT_LENGTH;
@@ -249,8 +241,11 @@ pub fn parse_request(
         Framing::None
     };
 
-    let keep_alive = if minor == 1 {
+    // llhttp_should_keep_alive: HTTP/1.1 and later minor versions persist by default.
+    let keep_alive = if major > 0 && minor > 0 {
         !facts.conn_close
+    } else if major == 0 {
+        false
     } else {
         facts.conn_keep_alive && !facts.conn_close
     };
@@ -279,12 +274,85 @@ pub fn parse_request(
     Ok(Some(RequestHead {
         method,
         url,
+        major,
         minor,
         headers,
         head_len: head_end,
         flags,
         framing,
     }))
+}
+
+/// `HTTP/` DIGIT `.` DIGIT CRLF at `v`; llhttp accepts 0.9, 1.0, 1.1 and 2.0. Returns the
+/// version and the offset after the CRLF.
+fn parse_version(
+    line: &[u8],
+    v: usize,
+    len: usize,
+    max_head: usize,
+) -> Result<(u8, u8, usize), ParseError> {
+    for (k, &want) in b"HTTP/".iter().enumerate() {
+        match line.get(v + k) {
+            None => return need_more(len, max_head),
+            Some(&b) if b != want => return Err(errors::INVALID_CONSTANT),
+            _ => {}
+        }
+    }
+    let at = |k: usize| line.get(v + k).copied();
+    let Some(major) = at(5) else {
+        return need_more(len, max_head);
+    };
+    if !major.is_ascii_digit() {
+        return Err(ParseError::new(
+            "HPE_INVALID_VERSION",
+            "Invalid major version",
+        ));
+    }
+    let Some(dot) = at(6) else {
+        return need_more(len, max_head);
+    };
+    if dot != b'.' {
+        return Err(ParseError::new("HPE_INVALID_VERSION", "Expected dot"));
+    }
+    let Some(minor) = at(7) else {
+        return need_more(len, max_head);
+    };
+    if !minor.is_ascii_digit() {
+        return Err(ParseError::new(
+            "HPE_INVALID_VERSION",
+            "Invalid minor version",
+        ));
+    }
+    let (major, minor) = (major - b'0', minor - b'0');
+    if !matches!((major, minor), (0, 9) | (1, 0) | (1, 1) | (2, 0)) {
+        return Err(errors::INVALID_VERSION);
+    }
+    let Some(cr) = at(8) else {
+        return need_more(len, max_head);
+    };
+    if cr != b'\r' {
+        return Err(ParseError::new(
+            "HPE_INVALID_VERSION",
+            "Expected CRLF after version",
+        ));
+    }
+    let Some(lf) = at(9) else {
+        return need_more(len, max_head);
+    };
+    if lf != b'\n' {
+        return Err(errors::LF_EXPECTED);
+    }
+    Ok((major, minor, v + 10))
+}
+
+/// "Need more bytes" inside the version parser (mapped back to `Ok(None)`).
+const NEED_MORE: ParseError = ParseError::new("", "");
+
+fn need_more(len: usize, max_head: usize) -> Result<(u8, u8, usize), ParseError> {
+    match incomplete(len, max_head) {
+        Err(e) => Err(e),
+        Ok(_) => Err(NEED_MORE),
+    }
 }
 
 fn incomplete(len: usize, max_head: usize) -> Result<Option<RequestHead>, ParseError> {
@@ -301,6 +369,7 @@ struct HeaderFacts {
     te_seen: bool,
     te_after_cl: bool,
     te_chunked_last: bool,
+    te_chunked_any: bool,
     conn_close: bool,
     conn_keep_alive: bool,
     conn_upgrade: bool,
@@ -368,6 +437,10 @@ fn scan_headers(block: &[u8], facts: &mut HeaderFacts) -> Result<(), ParseError>
                 if let Some(last) = h.value.rsplit(|&b| b == b',').next() {
                     facts.te_chunked_last = trim(last).eq_ignore_ascii_case(b"chunked");
                 }
+                facts.te_chunked_any |= h
+                    .value
+                    .split(|&b| b == b',')
+                    .any(|t| trim(t).eq_ignore_ascii_case(b"chunked"));
             }
             _ => {}
         }
@@ -494,6 +567,10 @@ mod tests {
             e(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked, gzip\r\n\r\n"),
             "HPE_INVALID_TRANSFER_ENCODING"
         );
+        let h = parse(b"POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n")
+            .unwrap()
+            .unwrap();
+        assert_ne!(h.flags & F_INVALID_TE, 0);
         assert_eq!(
             e(b"POST / HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n"),
             "HPE_INVALID_TRANSFER_ENCODING"
@@ -510,8 +587,13 @@ mod tests {
         assert_eq!(e(b"FOO / HTTP/1.1\r\n\r\n"), "HPE_INVALID_METHOD");
         assert_eq!(e(b"GET /\x01 HTTP/1.1\r\n\r\n"), "HPE_INVALID_URL");
         assert_eq!(e(b"GET / XTTP/1.1\r\n\r\n"), "HPE_INVALID_CONSTANT");
-        assert_eq!(e(b"GET / HTTP/2.0\r\n\r\n"), "HPE_INVALID_VERSION");
-        assert_eq!(e(b"GET / HTTP/1.1\nHost: x\r\n\r\n"), "HPE_STRICT");
+        assert_eq!(e(b"GET / HTTP/1.9\r\n\r\n"), "HPE_INVALID_VERSION");
+        assert_eq!(e(b"GET / HTTP/1.1\nHost: x\r\n\r\n"), "HPE_INVALID_VERSION");
+        assert_eq!(
+            e(b"GET / HTTP/1.1\r\n Host: x\r\n\r\n"),
+            "HPE_UNEXPECTED_SPACE"
+        );
+        assert_eq!(e(b"GET / HTTP/1.1\r\nX: a\rb\r\n\r\n"), "HPE_LF_EXPECTED");
         assert_eq!(e(b"GET / HTTP/1.1\r\nHost: x\n\r\n"), "HPE_CR_EXPECTED");
         assert_eq!(
             e(b"GET / HTTP/1.1\r\nBad Name: x\r\n\r\n"),
@@ -538,6 +620,18 @@ mod tests {
         }
         b.extend_from_slice(b"\r\n");
         assert!(parse(&b).unwrap().is_some());
+    }
+
+    #[test]
+    fn other_versions() {
+        let h = parse(b"GET /\r\n\r\n").unwrap().unwrap();
+        assert_eq!((h.major, h.minor), (0, 9));
+        assert_eq!(h.flags & F_KEEP_ALIVE, 0);
+        let h = parse(b"GET / HTTP/2.0\r\nHost: x\r\n\r\n")
+            .unwrap()
+            .unwrap();
+        assert_eq!((h.major, h.minor), (2, 0));
+        assert_eq!((h.flags >> VERSION_SHIFT) & 0xff, 2);
     }
 
     #[test]
