@@ -1,0 +1,186 @@
+'use strict';
+
+// Turns the results object from bench/run.js into the stdout table, the JSON
+// files and a hand-written SVG chart (no dependencies).
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+const BASELINE = 'node';
+const COLORS = { fast: '#e8590c', node: '#2f9e44', uws: '#1c7ed6' };
+
+// ratio = this server's median / node:http's median, per metric. For req/s
+// higher is better; for CPU per request, p99 and memory lower is better.
+function addRatios(results) {
+  for (const w of results.workloads) {
+    const base = w.rows.find((r) => r.server === BASELINE && r.status === 'ok');
+    for (const r of w.rows) {
+      if (r.status !== 'ok' || !base) continue;
+      r.ratio = {};
+      for (const [k, s] of Object.entries(r.summary)) {
+        const b = base.summary[k];
+        if (s && b && b.median) r.ratio[k] = s.median / b.median;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- table
+
+const int = (n) => Math.round(n).toLocaleString('en-US');
+const fix = (n, d) => n.toFixed(d);
+function num(n) {
+  if (n >= 100) return int(n);
+  if (n >= 10) return fix(n, 1);
+  return fix(n, 2);
+}
+const range = (s, f) => `${f(s.median)} (${f(s.min)}–${f(s.max)})`;
+const ratio = (x) => (x == null ? '—' : `${x.toFixed(2)}×`);
+
+function pad(cells, widths) {
+  return cells.map((c, i) => (i === cells.length - 1 ? c : String(c).padEnd(widths[i]))).join('  ').trimEnd();
+}
+
+function renderRows(header, lines) {
+  const all = [header, ...lines.filter((l) => Array.isArray(l))];
+  const widths = header.map((_, i) => Math.max(...all.map((l) => String(l[i] ?? '').length)));
+  return [header, ...lines].map((l) => (Array.isArray(l) ? `  ${pad(l, widths)}` : `  ${l}`)).join('\n');
+}
+
+function table(results) {
+  const { meta, options: o } = results;
+  const out = [];
+  const pin = meta.pinning ? `servers on CPU ${meta.pinning.server}, load generator on CPU ${meta.pinning.loadGenerator}` : 'unpinned';
+  out.push('');
+  out.push(`fast-http bench — Node ${meta.node}, ${meta.cpu}, ${meta.cpus} CPUs, ${pin}`);
+  out.push(`${o.rounds} round${o.rounds === 1 ? '' : 's'} × ${o.duration} s per server (alternating) after ${o.warmup} s warm-up, `
+    + `wrk -t1 -c${o.connections}; median (min–max); ×node = median ÷ node:http's median`);
+  out.push('req/s: higher is better. CPU µs/req, p99, KiB/conn: lower is better. resp B = bytes on the wire per response.');
+  for (const n of results.notes) out.push(`note: ${n}`);
+  for (const w of results.workloads) {
+    out.push('');
+    if (w.memory) {
+      out.push(`${w.title} (${o.memConns} connections, 1 request each, then idle)`);
+      const lines = w.rows.map((r) => (r.status !== 'ok'
+        ? `${r.label}: aborted — ${r.error}`
+        : [r.label, range(r.summary.bytesPerConn, (v) => fix(v / 1024, 2)), ratio(r.ratio && r.ratio.bytesPerConn),
+          `${fix(r.summary.rssBefore.median / 2 ** 20, 1)} → ${fix(r.summary.rssAfter.median / 2 ** 20, 1)}`]));
+      out.push(renderRows(['server', 'KiB/conn', '×node', `RSS MiB idle → ${o.memConns} conns`], lines));
+    } else {
+      out.push(w.title);
+      const lines = w.rows.map((r) => (r.status !== 'ok'
+        ? `${r.label}: aborted — ${r.error}`
+        : [r.label, range(r.summary.rps, int), ratio(r.ratio && r.ratio.rps),
+          range(r.summary.cpuUsPerReq, num), ratio(r.ratio && r.ratio.cpuUsPerReq),
+          r.summary.p99Ms ? num(r.summary.p99Ms.median) : '—', r.proof ? String(r.proof.responseBytes) : '—']));
+      out.push(renderRows(['server', 'req/s', '×node', 'CPU µs/req', '×node', 'p99 ms', 'resp B'], lines));
+    }
+    for (const r of w.rows) for (const warn of r.warnings || []) out.push(`  (${r.label}: ${warn})`);
+  }
+  out.push('');
+  return `${out.join('\n')}\n`;
+}
+
+// ---------------------------------------------------------------- svg
+
+const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+function short(n) {
+  if (n >= 1e6) return `${(n / 1e6).toFixed(2)}M`;
+  if (n >= 1e4) return `${(n / 1e3).toFixed(1)}k`;
+  return num(n);
+}
+
+// One horizontal bar group per workload; bars are scaled to the largest
+// max in the group, so every workload fills the width whatever its units.
+function panel(y, title, groups, W) {
+  const parts = [];
+  const labelW = 200;
+  const barX = labelW + 110;
+  const barW = W - barX - 150;
+  parts.push(`<text x="16" y="${y + 18}" class="h">${esc(title)}</text>`);
+  y += 30;
+  for (const g of groups) {
+    const rows = g.rows.filter((r) => r.status === 'ok' && r.summary[g.key]);
+    if (!rows.length) continue;
+    const top = Math.max(...rows.map((r) => r.summary[g.key].max)) || 1;
+    const h = 16;
+    const gh = g.rows.length * (h + 4);
+    parts.push(`<text x="16" y="${y + gh / 2 + 4}" class="w">${esc(g.title)}</text>`);
+    for (const r of g.rows) {
+      parts.push(`<text x="${labelW + 100}" y="${y + 12}" class="s" text-anchor="end">${esc(r.label)}</text>`);
+      if (r.status !== 'ok' || !r.summary[g.key]) {
+        parts.push(`<text x="${barX + 4}" y="${y + 12}" class="s m">aborted / no data</text>`);
+      } else {
+        const s = r.summary[g.key];
+        const sc = (v) => (barW * g.fmt.scale(v)) / g.fmt.scale(top);
+        const wMed = Math.max(1, sc(s.median));
+        const rt = r.ratio && r.ratio[g.key] != null ? ` (${r.ratio[g.key].toFixed(2)}×)` : '';
+        parts.push(`<rect x="${barX}" y="${y}" width="${wMed.toFixed(1)}" height="${h}" fill="${COLORS[r.server] || '#868e96'}"/>`);
+        // min–max whisker
+        const x1 = barX + sc(s.min);
+        const x2 = barX + sc(s.max);
+        parts.push(`<path d="M${x1.toFixed(1)} ${y + h / 2}H${x2.toFixed(1)}M${x1.toFixed(1)} ${y + 3}V${y + h - 3}M${x2.toFixed(1)} ${y + 3}V${y + h - 3}" class="wh"/>`);
+        parts.push(`<text x="${(barX + Math.max(wMed, sc(s.max)) + 6).toFixed(1)}" y="${y + 12}" class="s">${esc(g.fmt.text(s.median) + rt)}</text>`);
+      }
+      y += h + 4;
+    }
+    y += 12;
+  }
+  return { svg: parts.join('\n'), y };
+}
+
+function svg(results) {
+  const W = 960;
+  const timed = results.workloads.filter((w) => !w.memory);
+  const mem = results.workloads.filter((w) => w.memory);
+  const linear = (v) => v;
+  const panels = [];
+  if (timed.length) {
+    panels.push(['Throughput, req/s (higher is better; bar = median, whisker = min–max)',
+      timed.map((w) => ({ title: w.title, rows: w.rows, key: 'rps', fmt: { scale: linear, text: (v) => `${short(v)} req/s` } }))]);
+    panels.push(['Server CPU per request, µs user+sys (lower is better)',
+      timed.map((w) => ({ title: w.title, rows: w.rows, key: 'cpuUsPerReq', fmt: { scale: linear, text: (v) => `${num(v)} µs` } }))]);
+  }
+  if (mem.length) {
+    panels.push([`Memory per idle keep-alive connection, ${results.options.memConns} open (lower is better)`,
+      mem.map((w) => ({ title: 'RSS / connection', rows: w.rows, key: 'bytesPerConn', fmt: { scale: linear, text: (v) => `${(v / 1024).toFixed(2)} KiB` } }))]);
+  }
+  const { meta, options: o } = results;
+  const body = [];
+  let y = 58;
+  for (const [title, groups] of panels) {
+    const p = panel(y, title, groups, W);
+    body.push(p.svg);
+    y = p.y + 8;
+  }
+  const H = y + 12;
+  const sub = `Node ${meta.node} · ${meta.cpu} · ${meta.cpus} CPUs · ${o.rounds} rounds × ${o.duration} s · wrk -c${o.connections} · ${meta.date.slice(0, 16).replace('T', ' ')} UTC${meta.git ? ` · ${meta.git}` : ''}`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif">
+<style>
+.t{font-size:18px;font-weight:600;fill:#212529}.h{font-size:14px;font-weight:600;fill:#343a40}
+.w{font-size:12px;fill:#495057}.s{font-size:11px;fill:#495057}.m{fill:#c92a2a}
+.wh{stroke:#212529;stroke-width:1;fill:none;opacity:.7}
+</style>
+<rect width="100%" height="100%" fill="#fff"/>
+<text x="16" y="26" class="t">fast-http vs node:http${results.options.servers.includes('uws') ? ' (uWebSockets.js for reference)' : ''}</text>
+<text x="16" y="44" class="s">${esc(sub)}</text>
+${body.join('\n')}
+</svg>
+`;
+}
+
+// ---------------------------------------------------------------- files
+
+function write(results, dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  const stamp = results.meta.date.replace(/[:.]/g, '-');
+  const json = `${JSON.stringify(results, null, 2)}\n`;
+  const files = [path.join(dir, `${stamp}.json`), path.join(dir, 'latest.json'), path.join(dir, 'latest.svg')];
+  fs.writeFileSync(files[0], json);
+  fs.writeFileSync(files[1], json);
+  fs.writeFileSync(files[2], svg(results));
+  return files;
+}
+
+module.exports = { addRatios, table, svg, write };

@@ -1,0 +1,90 @@
+'use strict';
+
+// What each workload sends with wrk and what the proof check expects back.
+// The handlers themselves live in bench/handlers.js.
+
+const path = require('node:path');
+const { HELLO_BODY, JSON_HEADERS, JSON_PAYLOAD, BIG_BODY, POST_BODY } = require('../handlers');
+
+const WRK_DIR = path.join(__dirname, '..', 'wrk');
+const PIPELINE_DEPTH = 16;
+
+const get = (port) => `GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`;
+const post = (port) => `POST / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`
+  + `Content-Type: application/octet-stream\r\nContent-Length: ${Buffer.byteLength(POST_BODY)}\r\n\r\n${POST_BODY}`;
+
+const helloExpect = { status: 200, headers: { 'Content-Type': 'text/plain' }, body: HELLO_BODY };
+
+// proof.requests(port) -> list of raw requests; sent back-to-back on one
+// keep-alive connection (or in one write when pipelined), and every response
+// must match proof.expect.
+const workloads = [
+  {
+    name: 'hello',
+    title: 'hello (writeHead + end)',
+    wrk: {},
+    proof: { requests: (p) => [get(p), get(p)], expect: helloExpect },
+  },
+  {
+    name: 'hello-set',
+    title: 'hello (setHeader + end)',
+    wrk: {},
+    proof: { requests: (p) => [get(p), get(p)], expect: helloExpect },
+  },
+  {
+    name: 'json',
+    title: 'JSON, 5 headers',
+    wrk: {},
+    proof: {
+      requests: (p) => [get(p), get(p)],
+      expect: {
+        status: 200,
+        headers: JSON_HEADERS,
+        body: (body) => {
+          try {
+            const got = JSON.parse(body.toString('utf8'));
+            return JSON.stringify(got) === JSON.stringify(JSON_PAYLOAD) ? null : `JSON body ${body}`;
+          } catch {
+            return `body is not JSON: ${body.toString('latin1').slice(0, 60)}`;
+          }
+        },
+      },
+    },
+  },
+  {
+    name: '64k',
+    title: '64 KiB response',
+    wrk: {},
+    proof: {
+      requests: (p) => [get(p), get(p)],
+      expect: { status: 200, headers: { 'Content-Type': 'application/octet-stream' }, body: BIG_BODY },
+    },
+  },
+  {
+    name: 'post-echo',
+    title: 'POST 4 KiB echo',
+    wrk: { script: path.join(WRK_DIR, 'post-echo.lua') },
+    proof: {
+      requests: (p) => [post(p), post(p)],
+      expect: { status: 200, headers: { 'Content-Type': 'application/octet-stream' }, body: POST_BODY },
+    },
+  },
+  {
+    name: 'pipeline',
+    title: `hello, pipelined x${PIPELINE_DEPTH}`,
+    wrk: { script: path.join(WRK_DIR, 'pipeline.lua'), scriptArgs: [String(PIPELINE_DEPTH)] },
+    proof: {
+      requests: (p) => Array.from({ length: PIPELINE_DEPTH }, () => get(p)),
+      pipelined: true,
+      expect: helloExpect,
+    },
+  },
+  {
+    name: 'memory',
+    title: 'RSS per idle keep-alive connection',
+    memory: true,
+    proof: { requests: (p) => [get(p), get(p)], expect: helloExpect },
+  },
+];
+
+module.exports = { workloads, PIPELINE_DEPTH };

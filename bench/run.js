@@ -1,0 +1,584 @@
+#!/usr/bin/env node
+'use strict';
+
+// Side-by-side benchmark: fast-http vs node:http (vs uWebSockets.js when it
+// loads). See bench/README.md for how to read the output.
+//
+// Method, and why:
+// - Every server is a child process running the same Node binary
+//   (process.execPath), pinned to CPU 0; wrk (and the memory client) is
+//   pinned to CPU 1. On a 2-core box that keeps the load generator from
+//   stealing the server's core, and makes "server CPU per request" a clean
+//   number: it is the server process's own user+sys time.
+// - Each server proves its output (status, headers, body, framing,
+//   keep-alive) with a raw socket before it is timed; a wrong answer aborts
+//   that row instead of producing a fast-but-meaningless number.
+// - Warm-up first (JIT, allocator, socket buffers), then rounds alternate
+//   servers A B C A B C ... so drift (thermal, noisy neighbours) hits every
+//   server alike; we report the median with min-max.
+
+const path = require('node:path');
+const os = require('node:os');
+const fs = require('node:fs');
+const net = require('node:net');
+const { spawn, spawnSync } = require('node:child_process');
+
+const { workloads } = require('./lib/workloads');
+const { exchange, verify } = require('./lib/http-check');
+const { wrkAvailable, runWrk } = require('./lib/wrk');
+const { cpuMicros, rssBytes, hardNofile } = require('./lib/proc-stats');
+const report = require('./lib/report');
+
+const ROOT = path.join(__dirname, '..');
+const RESULTS_DIR = path.join(__dirname, 'results');
+const UWS_PKG = '@trufflesuite/uws-js-unofficial';
+// The uws release that ships a binary for Node 20's ABI (115).
+const UWS_VERSION = '20.30.0-unofficial.0';
+const UWS_PREFIX = path.join(ROOT, '.cache', 'bench-deps');
+const UWS_DIR = path.join(UWS_PREFIX, 'node_modules', ...UWS_PKG.split('/'));
+
+const SERVERS = {
+  fast: { id: 'fast', label: 'fast-http', file: path.join(__dirname, 'servers', 'fast-http.js') },
+  node: { id: 'node', label: 'node:http', file: path.join(__dirname, 'servers', 'node-http.js') },
+  uws: { id: 'uws', label: 'uWebSockets.js', file: path.join(__dirname, 'servers', 'uws.js') },
+};
+
+const DEFAULTS = {
+  rounds: 5,
+  // 3 s rounds + 1 s warm-up keep the full default run (3 servers, 7
+  // workloads) under ~6 minutes; wrk only takes whole seconds. 1 s is
+  // thousands of requests, plenty for V8 to optimize the hot path, and the
+  // alternating rounds do not depend on it.
+  duration: 3,
+  warmup: 1,
+  connections: 64,
+  memConns: 5000,
+  servers: 'fast,node,uws',
+};
+
+const USAGE = `usage: node bench/run.js [options]
+  --servers <list>      comma list of ${Object.keys(SERVERS).join(',')} (default ${DEFAULTS.servers})
+  --only <list>         comma list of workloads: ${workloads.map((w) => w.name).join(',')}
+  --rounds <n>          measured rounds per server (default ${DEFAULTS.rounds}; use >= 5)
+  --duration <s>        seconds per round, whole seconds (default ${DEFAULTS.duration})
+  --warmup <s>          warm-up seconds per server and workload (default ${DEFAULTS.warmup})
+  --connections <n>     wrk connections (default ${DEFAULTS.connections})
+  --mem-conns <n>       idle connections for the memory workload (default ${DEFAULTS.memConns})
+  --no-install          do not npm-install uWebSockets.js when it is missing
+  --no-write            do not write bench/results/
+  -h, --help`;
+
+function parseOptions(argv) {
+  const o = { ...DEFAULTS, install: true, write: true, only: null };
+  const num = (flag, v, min) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) die(`${flag} wants an integer >= ${min}, got "${v}"`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    let arg = argv[i];
+    let val;
+    const eq = arg.indexOf('=');
+    if (arg.startsWith('--') && eq > 0) {
+      val = arg.slice(eq + 1);
+      arg = arg.slice(0, eq);
+    }
+    const value = () => (val !== undefined ? val : (i + 1 < argv.length ? argv[++i] : die(`${arg} needs a value`)));
+    switch (arg) {
+      case '--servers': o.servers = value(); break;
+      case '--only': o.only = value(); break;
+      case '--rounds': o.rounds = num(arg, value(), 1); break;
+      case '--duration': o.duration = num(arg, value(), 1); break;
+      case '--warmup': o.warmup = num(arg, value(), 0); break;
+      case '--connections': o.connections = num(arg, value(), 1); break;
+      case '--mem-conns': o.memConns = num(arg, value(), 1); break;
+      case '--no-install': o.install = false; break;
+      case '--no-write': o.write = false; break;
+      case '-h': case '--help': process.stdout.write(`${USAGE}\n`); process.exit(0); break;
+      default: die(`unknown option ${arg}\n${USAGE}`);
+    }
+  }
+  o.serverIds = [...new Set(o.servers.split(',').map((s) => s.trim()).filter(Boolean))];
+  for (const id of o.serverIds) if (!SERVERS[id]) die(`unknown server "${id}" (known: ${Object.keys(SERVERS).join(', ')})`);
+  const names = workloads.map((w) => w.name);
+  o.workloads = o.only ? [...new Set(o.only.split(',').map((s) => s.trim()).filter(Boolean))] : names;
+  for (const w of o.workloads) if (!names.includes(w)) die(`unknown workload "${w}" (known: ${names.join(', ')})`);
+  // Keep the documented order regardless of the order given.
+  o.workloads = names.filter((n) => o.workloads.includes(n));
+  return o;
+}
+
+function die(msg, code = 2) {
+  process.stderr.write(`bench: ${msg}\n`);
+  process.exit(code);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------- progress
+
+const progress = {
+  total: 0, done: 0, startedAt: Date.now(), secondsLeft: 0, tty: process.stderr.isTTY, active: false,
+  show(text) {
+    const pct = this.total ? Math.floor((100 * this.done) / this.total) : 0;
+    const line = `[${String(pct).padStart(3)}%] ${text}  (eta ${fmtDuration(this.secondsLeft)})`;
+    if (this.tty) {
+      process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns || 120) - 1)}`);
+      this.active = true;
+    } else {
+      process.stderr.write(`${line}\n`);
+    }
+  },
+  note(text) {
+    this.clear();
+    process.stderr.write(`${text}\n`);
+  },
+  clear() {
+    if (this.tty && this.active) process.stderr.write('\r\x1b[K');
+    this.active = false;
+  },
+};
+
+function fmtDuration(s) {
+  s = Math.max(0, Math.round(s));
+  return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+}
+
+// ---------------------------------------------------------------- processes
+
+const children = new Set();
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// Command prefix: pin to `cpu` and, when the inherited hard fd limit is too
+// low for `nofile` descriptors, raise it with prlimit (needs root).
+function wrapCommand(cmd, args, { cpu, nofile }) {
+  let out = [cmd, ...args];
+  if (cpu != null) out = ['taskset', '-c', String(cpu), ...out];
+  if (nofile && hardNofile() < nofile) out = ['prlimit', `--nofile=${nofile}:${nofile}`, '--', ...out];
+  return out;
+}
+
+// Start a server child; resolves with { pid, port, stop() } once it printed
+// "READY <port>", rejects with its stderr if it exits or stalls first.
+async function startServer(server, workload, env) {
+  const port = await freePort();
+  const [cmd, ...args] = wrapCommand(process.execPath, [server.file, workload, String(port)], {
+    cpu: env.serverCpu, nofile: workload === 'memory' ? env.memConns + 1024 : 0,
+  });
+  const child = spawn(cmd, args, { cwd: __dirname, stdio: ['pipe', 'pipe', 'pipe'] });
+  children.add(child);
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
+  const exited = new Promise((resolve) => child.on('exit', (code, sig) => {
+    children.delete(child);
+    resolve(sig || code);
+  }));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.stdin.end();
+    const t = setTimeout(() => child.kill('SIGKILL'), 2000);
+    await exited;
+    clearTimeout(t);
+  };
+  const ready = await new Promise((resolve) => {
+    let out = '';
+    const timer = setTimeout(() => resolve({ error: 'did not print READY within 15 s' }), 15000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /READY (\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ port: Number(m[1]) });
+      }
+    });
+    child.on('error', (e) => { clearTimeout(timer); resolve({ error: e.message }); });
+    exited.then((code) => { clearTimeout(timer); resolve({ error: `exited (${code}) before READY` }); });
+  });
+  if (ready.error) {
+    await stop();
+    const detail = stderr.trim().split('\n').find((l) => /Error|error:|Cannot/.test(l)) || stderr.trim().split('\n')[0] || '';
+    throw new Error(`${server.label} ${ready.error}${detail ? `: ${detail.trim()}` : ''}`);
+  }
+  return { pid: child.pid, port: ready.port, stop, alive: () => child.exitCode === null && child.signalCode === null, stderr: () => stderr };
+}
+
+async function prove(workload, srv) {
+  const p = workload.proof;
+  const responses = await exchange(srv.port, p.requests(srv.port), { pipelined: !!p.pipelined });
+  responses.forEach((res, i) => {
+    const problems = verify(res, p.expect);
+    if (problems.length) throw new Error(`response ${i + 1}/${responses.length}: ${problems.join('; ')}`);
+  });
+  const first = responses[0];
+  return {
+    responseBytes: first.bytes,
+    bodyBytes: first.body.length,
+    headers: first.rawHeaders.map(([n, v]) => `${n}: ${v}`),
+    responses: responses.length,
+  };
+}
+
+// ---------------------------------------------------------------- setup
+
+function ensureUws(opts) {
+  const loads = () => spawnSync(process.execPath, ['-e', `require(${JSON.stringify(UWS_DIR)})`],
+    { encoding: 'utf8', timeout: 20000 });
+  if (!fs.existsSync(path.join(UWS_DIR, 'package.json'))) {
+    if (!opts.install) return 'not installed (--no-install)';
+    progress.note(`installing ${UWS_PKG}@${UWS_VERSION} into .cache/bench-deps (reference row only)...`);
+    const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', UWS_PREFIX,
+      `${UWS_PKG}@${UWS_VERSION}`], { encoding: 'utf8', timeout: 300000, cwd: ROOT });
+    if (r.error || r.status !== 0) {
+      const msg = r.error ? r.error.message : (r.stderr || '').trim().split('\n').slice(-1)[0];
+      return `npm install failed: ${msg}`;
+    }
+  }
+  const r = loads();
+  if (r.status !== 0) {
+    const line = (r.stderr || '').split('\n').find((l) => /Error/.test(l)) || 'unknown error';
+    return `does not load on Node ${process.version}: ${line.trim()}`;
+  }
+  return null;
+}
+
+function gitRev() {
+  const r = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) return null;
+  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' });
+  return `${r.stdout.trim()}${dirty.stdout && dirty.stdout.trim() ? '-dirty' : ''}`;
+}
+
+function cpuModel() {
+  try {
+    const m = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'));
+    if (m) return m[1].trim();
+  } catch { /* fall through */ }
+  return (os.cpus()[0] || {}).model || 'unknown';
+}
+
+// ---------------------------------------------------------------- stats
+
+function summarize(values) {
+  const v = values.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
+  if (!v.length) return null;
+  const mid = v.length >> 1;
+  const median = v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+  return { median, min: v[0], max: v[v.length - 1], n: v.length };
+}
+
+// ---------------------------------------------------------------- workloads
+
+async function runTimed(workload, servers, env, opts) {
+  const rows = servers.map((s) => ({ server: s.id, label: s.label, status: 'ok', samples: [], warnings: [] }));
+  const live = [];
+  const abort = async (row, entry, msg) => {
+    row.status = 'aborted';
+    row.error = msg;
+    progress.note(`  ${workload.name}: ${row.label} row aborted: ${msg}`);
+    if (entry) {
+      await entry.srv.stop();
+      live.splice(live.indexOf(entry), 1);
+    }
+  };
+  for (const [i, s] of servers.entries()) {
+    progress.show(`${workload.name}: starting ${s.label}`);
+    try {
+      const srv = await startServer(s, workload.name, env);
+      live.push({ s, srv, row: rows[i] });
+    } catch (err) {
+      await abort(rows[i], null, err.message);
+    }
+  }
+  try {
+    for (const entry of [...live]) {
+      progress.show(`${workload.name}: proving ${entry.s.label} output`);
+      try {
+        entry.row.proof = await prove(workload, entry.srv);
+      } catch (err) {
+        await abort(entry.row, entry, `wrong output: ${err.message}`);
+      }
+    }
+    const wrkOpts = (srv, duration) => ({
+      port: srv.port, connections: opts.connections, duration, cpu: env.loadCpu,
+      script: workload.wrk.script, scriptArgs: workload.wrk.scriptArgs,
+    });
+    for (const entry of [...live]) {
+      progress.show(`${workload.name}: warm-up ${entry.s.label}`);
+      if (opts.warmup > 0) {
+        try {
+          await runWrk(wrkOpts(entry.srv, opts.warmup));
+        } catch (err) {
+          await abort(entry.row, entry, `warm-up failed: ${err.message}`);
+        }
+      }
+      progress.done++;
+      progress.secondsLeft -= opts.warmup;
+    }
+    for (let round = 1; round <= opts.rounds; round++) {
+      for (const entry of [...live]) {
+        progress.show(`${workload.name}: round ${round}/${opts.rounds} ${entry.s.label}`);
+        const { srv, row } = entry;
+        try {
+          const cpu0 = cpuMicros(srv.pid);
+          const r = await runWrk(wrkOpts(srv, opts.duration));
+          // Let the server finish closing wrk's connections so that work is
+          // charged to the round that caused it.
+          await sleep(100);
+          if (!srv.alive()) throw new Error(`server exited: ${srv.stderr().trim().split('\n').pop()}`);
+          const cpu = cpuMicros(srv.pid) - cpu0;
+          const errs = r.errors.connect + r.errors.read + r.errors.write + r.errors.timeout;
+          if (r.errors.non2xx) throw new Error(`${r.errors.non2xx} non-2xx responses in round ${round}`);
+          if (errs) row.warnings.push(`round ${round}: socket errors ${JSON.stringify(r.errors)}`);
+          if (!r.requests) throw new Error(`no requests completed in round ${round}`);
+          row.samples.push({
+            round, rps: r.rps, requests: r.requests, seconds: r.seconds, cpuUs: cpu,
+            cpuUsPerReq: cpu / r.requests, p99Ms: r.p99Ms, wrkBytesPerReq: r.bytesRead / r.requests, errors: r.errors,
+          });
+        } catch (err) {
+          await abort(row, entry, err.message);
+        }
+        progress.done++;
+        progress.secondsLeft -= opts.duration;
+      }
+    }
+  } finally {
+    await Promise.all(live.map((e) => e.srv.stop()));
+  }
+  for (const row of rows) {
+    if (row.status !== 'ok') continue;
+    row.summary = {
+      rps: summarize(row.samples.map((x) => x.rps)),
+      cpuUsPerReq: summarize(row.samples.map((x) => x.cpuUsPerReq)),
+      p99Ms: summarize(row.samples.map((x) => x.p99Ms)),
+    };
+  }
+  return rows;
+}
+
+function startMemClient(port, env) {
+  const file = path.join(__dirname, 'lib', 'mem-client.js');
+  const [cmd, ...args] = wrapCommand(process.execPath, [file, String(port), String(env.memConns)],
+    { cpu: env.loadCpu, nofile: env.memConns + 1024 });
+  // 'ipc' survives taskset/prlimit exec()ing node: the channel fd and
+  // NODE_CHANNEL_FD are inherited.
+  const child = spawn(cmd, args, { stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+  children.add(child);
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-2000); });
+  child.on('exit', () => children.delete(child));
+  const waitFor = (type, ms) => new Promise((resolve, reject) => {
+    const t = setTimeout(() => { cleanup(); reject(new Error(`memory client: no "${type}" within ${ms / 1000} s`)); }, ms);
+    const onMsg = (m) => { if (m && m.type === type) { cleanup(); resolve(m); } };
+    const onExit = (code) => { cleanup(); reject(new Error(`memory client exited (${code}): ${stderr.trim().split('\n').pop() || ''}`)); };
+    const cleanup = () => { clearTimeout(t); child.off('message', onMsg); child.off('exit', onExit); };
+    child.on('message', onMsg);
+    child.on('exit', onExit);
+  });
+  const close = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    try { child.send('close'); } catch { child.kill('SIGKILL'); }
+    const t = setTimeout(() => child.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(t);
+  };
+  return {
+    held: () => waitFor('held', 60000),
+    count: () => { child.send('count'); return waitFor('count', 5000); },
+    close,
+  };
+}
+
+// One memory sample = a fresh server, so every sample starts from the same
+// baseline instead of reusing memory freed by the previous round.
+async function memorySample(workload, s, env) {
+  const srv = await startServer(s, workload.name, env);
+  let client;
+  try {
+    let proof;
+    try {
+      proof = await prove(workload, srv);
+    } catch (err) {
+      err.proof = true;
+      throw err;
+    }
+    await sleep(300);
+    const before = rssBytes(srv.pid);
+    client = startMemClient(srv.port, env);
+    const held = await client.held();
+    // Let the server finish any lazy per-connection work before sampling.
+    await sleep(700);
+    const after = rssBytes(srv.pid);
+    const { open } = await client.count();
+    if (!srv.alive()) throw new Error('server exited while connections were open');
+    if (open < env.memConns * 0.99) {
+      throw new Error(`only ${open}/${env.memConns} connections stayed open (${held.failed} failed: ${held.firstError})`);
+    }
+    return { proof, sample: { rssBefore: before, rssAfter: after, open, bytesPerConn: (after - before) / open } };
+  } finally {
+    if (client) await client.close();
+    await srv.stop();
+  }
+}
+
+async function runMemory(workload, servers, env, opts) {
+  const rows = servers.map((s) => ({ server: s.id, label: s.label, status: 'ok', samples: [], warnings: [] }));
+  for (let round = 1; round <= opts.rounds; round++) {
+    for (const [i, s] of servers.entries()) {
+      const row = rows[i];
+      if (row.status !== 'ok') { progress.done++; progress.secondsLeft -= MEM_SAMPLE_S; continue; }
+      progress.show(`memory: round ${round}/${opts.rounds} ${s.label}, ${env.memConns} idle connections`);
+      try {
+        const { proof, sample } = await memorySample(workload, s, env);
+        row.proof = row.proof || proof;
+        row.samples.push({ round, ...sample });
+      } catch (err) {
+        row.status = 'aborted';
+        row.error = err.proof ? `wrong output: ${err.message}` : err.message;
+        progress.note(`  memory: ${s.label} row aborted: ${row.error}`);
+      }
+      progress.done++;
+      progress.secondsLeft -= MEM_SAMPLE_S;
+    }
+  }
+  for (const row of rows) {
+    if (row.status !== 'ok') continue;
+    row.summary = {
+      bytesPerConn: summarize(row.samples.map((x) => x.bytesPerConn)),
+      rssBefore: summarize(row.samples.map((x) => x.rssBefore)),
+      rssAfter: summarize(row.samples.map((x) => x.rssAfter)),
+    };
+  }
+  return rows;
+}
+
+// Rough wall time of one memory sample, for the ETA only.
+const MEM_SAMPLE_S = 3;
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  const opts = parseOptions(process.argv.slice(2));
+  const t0 = Date.now();
+  if (process.platform !== 'linux') die('needs Linux (/proc, taskset)', 1);
+  const wrkVersion = wrkAvailable();
+  if (!wrkVersion) {
+    process.stderr.write('bench: wrk not found. Install it with:\n  apt-get install wrk\n');
+    process.exit(1);
+  }
+  const notes = [];
+  const ncpu = os.availableParallelism ? os.availableParallelism() : os.cpus().length;
+  const haveTaskset = !spawnSync('taskset', ['-V']).error;
+  const env = { serverCpu: 0, loadCpu: 1, memConns: opts.memConns };
+  if (!haveTaskset || ncpu < 2) {
+    env.serverCpu = null;
+    env.loadCpu = null;
+    notes.push(!haveTaskset ? 'taskset not found: processes are not pinned (apt-get install util-linux)'
+      : 'only one CPU: server and load generator share it; numbers are not comparable to pinned runs');
+  }
+  // Other work on the box shows up as req/s noise; say so in the report.
+  const load1 = Number(fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+  if (load1 >= 0.5) {
+    notes.push(`load average ${load1} at start: other processes share these CPUs, so req/s will be noisy `
+      + '(CPU µs/req is much less affected)');
+  }
+  if (opts.rounds < 5) notes.push(`only ${opts.rounds} round(s): fewer than 5, treat the spread as indicative`);
+
+  // Which servers can run at all? Optional uws is installed on demand; every
+  // server must then start (fast-http may not be built yet) or is skipped.
+  const servers = [];
+  for (const id of opts.serverIds) {
+    const s = SERVERS[id];
+    if (id === 'uws') {
+      const problem = ensureUws(opts);
+      if (problem) { notes.push(`uWebSockets.js skipped: ${problem}`); continue; }
+    }
+    try {
+      const srv = await startServer(s, 'hello', env);
+      await srv.stop();
+      servers.push(s);
+    } catch (err) {
+      notes.push(`${s.label} skipped: ${err.message}`);
+    }
+  }
+  for (const n of notes) progress.note(`note: ${n}`);
+  if (!servers.length) die('no server could be started', 1);
+
+  const selected = workloads.filter((w) => opts.workloads.includes(w.name));
+  for (const w of selected) {
+    if (w.memory) {
+      progress.total += servers.length * opts.rounds;
+      progress.secondsLeft += servers.length * opts.rounds * MEM_SAMPLE_S;
+    } else {
+      progress.total += servers.length * (1 + opts.rounds);
+      progress.secondsLeft += servers.length * (opts.warmup + opts.rounds * opts.duration);
+    }
+  }
+
+  const results = {
+    meta: {
+      date: new Date().toISOString(),
+      node: process.version,
+      execPath: process.execPath,
+      wrk: wrkVersion,
+      cpu: cpuModel(),
+      cpus: ncpu,
+      kernel: `${os.type()} ${os.release()}`,
+      git: gitRev(),
+      loadavgAtStart: load1,
+      pinning: env.serverCpu == null ? null : { server: env.serverCpu, loadGenerator: env.loadCpu },
+    },
+    options: {
+      servers: servers.map((s) => s.id), rounds: opts.rounds, duration: opts.duration, warmup: opts.warmup,
+      connections: opts.connections, memConns: opts.memConns, workloads: opts.workloads,
+    },
+    notes,
+    workloads: [],
+  };
+
+  for (const w of selected) {
+    const rows = w.memory ? await runMemory(w, servers, env, opts) : await runTimed(w, servers, env, opts);
+    if (servers.some((s) => s.id === 'uws') && w.name === 'hello-set') {
+      const r = rows.find((x) => x.server === 'uws');
+      if (r) r.warnings.push('uWS has no setHeader(); same code as hello');
+    }
+    results.workloads.push({ name: w.name, title: w.title, memory: !!w.memory, rows });
+  }
+  progress.clear();
+  results.meta.wallSeconds = Math.round((Date.now() - t0) / 100) / 10;
+  report.addRatios(results);
+
+  process.stdout.write(report.table(results));
+  if (opts.write) {
+    const files = report.write(results, RESULTS_DIR);
+    process.stdout.write(`\nwrote ${files.map((f) => path.relative(ROOT, f)).join(', ')}\n`);
+  }
+  process.stdout.write(`wall time ${fmtDuration(results.meta.wallSeconds)}\n`);
+}
+
+function killChildren() {
+  for (const c of children) {
+    try { c.kill('SIGKILL'); } catch { /* already gone */ }
+  }
+}
+process.on('SIGINT', () => { progress.clear(); killChildren(); process.exit(130); });
+process.on('SIGTERM', () => { killChildren(); process.exit(143); });
+process.on('exit', killChildren);
+
+main().catch((err) => {
+  progress.clear();
+  killChildren();
+  process.stderr.write(`bench: ${err.stack || err}\n`);
+  process.exit(1);
+});

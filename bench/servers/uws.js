@@ -1,0 +1,79 @@
+'use strict';
+
+// uWebSockets.js reference row. uWS has its own API, so the handlers are
+// re-expressed here, but every body and header value comes from
+// ../handlers.js so the responses match the node:http-API servers.
+// The module is looked up in .cache/bench-deps (where bench/run.js installs
+// it on demand) and then on the normal require path.
+
+const path = require('node:path');
+const {
+  parseArgs, exitWithParent, HELLO_BODY, JSON_HEADERS, JSON_PAYLOAD, BIG_BODY,
+} = require('../handlers');
+
+function loadUws() {
+  const cached = path.join(__dirname, '..', '..', '.cache', 'bench-deps', 'node_modules',
+    '@trufflesuite', 'uws-js-unofficial');
+  const candidates = [cached, '@trufflesuite/uws-js-unofficial', 'uWebSockets.js'];
+  let firstError;
+  for (const id of candidates) {
+    try {
+      return require(id);
+    } catch (err) {
+      firstError = firstError || err;
+    }
+  }
+  throw firstError;
+}
+
+const uWS = loadUws();
+const { workload, port } = parseArgs();
+const JSON_HEADER_ENTRIES = Object.entries(JSON_HEADERS);
+
+function hello(res) {
+  // uWS corks synchronous handlers itself; there is no setHeader/writeHead
+  // distinction, so hello and hello-set are the same code here.
+  res.writeStatus('200 OK').writeHeader('Content-Type', 'text/plain').end(HELLO_BODY);
+}
+
+function json(res) {
+  res.writeStatus('200 OK');
+  for (const [name, value] of JSON_HEADER_ENTRIES) res.writeHeader(name, value);
+  res.end(JSON.stringify(JSON_PAYLOAD));
+}
+
+function big(res) {
+  res.writeStatus('200 OK').writeHeader('Content-Type', 'application/octet-stream').end(BIG_BODY);
+}
+
+function postEcho(res) {
+  // uWS reuses the ArrayBuffer after the callback returns, so each chunk is
+  // copied; an aborted request must not be written to.
+  const chunks = [];
+  let aborted = false;
+  res.onAborted(() => { aborted = true; });
+  res.onData((ab, isLast) => {
+    chunks.push(Buffer.from(ab.slice(0)));
+    if (!isLast || aborted) return;
+    res.cork(() => {
+      res.writeStatus('200 OK').writeHeader('Content-Type', 'application/octet-stream')
+        .end(Buffer.concat(chunks));
+    });
+  });
+}
+
+const handlers = {
+  hello, 'hello-set': hello, json, '64k': big, 'post-echo': postEcho, pipeline: hello, memory: hello,
+};
+const handler = handlers[workload];
+
+uWS.App()
+  .any('/*', (res) => handler(res))
+  .listen('127.0.0.1', port, (token) => {
+    if (!token) {
+      process.stderr.write(`uws: listen on 127.0.0.1:${port} failed\n`);
+      process.exit(1);
+    }
+    process.stdout.write(`READY ${uWS.us_socket_local_port(token)}\n`);
+  });
+exitWithParent();

@@ -1,0 +1,104 @@
+// Type definitions for fast-http.
+//
+// fast-http is a drop-in replacement for the *server* half of node:http, so
+// its public types are deliberately the node:http types (from @types/node)
+// rather than a parallel hierarchy: every fast-http class is declared as a
+// subclass of its node:http counterpart, and every generic parameter has the
+// same constraint as in @types/node. That way
+//   - code written against `import * as http from 'node:http'` compiles
+//     unchanged when the import is switched to 'fast-http';
+//   - a fast-http `Server` can be passed anywhere an `http.Server` is
+//     expected (ws, socket.io, graceful-shutdown helpers, test utilities ...);
+//   - handlers typed as `(req: http.IncomingMessage, res: http.ServerResponse)`
+//     are accepted as fast-http request listeners, and vice versa.
+//
+// The subclasses add no members: they exist so that the names exported by
+// fast-http (and shown in editor tooltips) are fast-http's own, and so that
+// `instanceof` against fast-http's runtime classes type-checks.
+
+/// <reference types="node" />
+
+import * as http from 'node:http';
+
+/**
+ * The request object handed to request listeners. Same API as
+ * `http.IncomingMessage`; can be subclassed and passed to
+ * {@link createServer} via `options.IncomingMessage`.
+ */
+export declare class IncomingMessage extends http.IncomingMessage {}
+
+/**
+ * The response object handed to request listeners. Same API as
+ * `http.ServerResponse`; can be subclassed and passed to
+ * {@link createServer} via `options.ServerResponse`.
+ */
+export declare class ServerResponse<
+    Request extends http.IncomingMessage = IncomingMessage,
+> extends http.ServerResponse<Request> {}
+
+/**
+ * Options accepted by {@link createServer} and the {@link Server}
+ * constructor: exactly those of `http.ServerOptions`.
+ */
+export interface ServerOptions<
+    Request extends typeof http.IncomingMessage = typeof IncomingMessage,
+    Response extends typeof http.ServerResponse<InstanceType<Request>> = typeof ServerResponse,
+> extends http.ServerOptions<Request, Response> {}
+
+/** A `'request'` event listener: same shape as `http.RequestListener`. */
+export type RequestListener<
+    Request extends typeof http.IncomingMessage = typeof IncomingMessage,
+    Response extends typeof http.ServerResponse<InstanceType<Request>> = typeof ServerResponse,
+> = http.RequestListener<Request, Response>;
+
+/**
+ * An HTTP server backed by fast-http's native core. It *is an* `http.Server`
+ * as far as the type system is concerned (same events, methods and
+ * properties), so it can be used wherever one is expected.
+ */
+export declare class Server<
+    Request extends typeof http.IncomingMessage = typeof IncomingMessage,
+    Response extends typeof http.ServerResponse<InstanceType<Request>> = typeof ServerResponse,
+> extends http.Server<Request, Response> {
+    constructor(requestListener?: RequestListener<Request, Response>);
+    constructor(options: ServerOptions<Request, Response>, requestListener?: RequestListener<Request, Response>);
+}
+
+/**
+ * Returns a new {@link Server}. The optional `requestListener` is added to
+ * the `'request'` event. Overloads mirror `http.createServer`.
+ */
+export declare function createServer<
+    Request extends typeof http.IncomingMessage = typeof IncomingMessage,
+    Response extends typeof http.ServerResponse<InstanceType<Request>> = typeof ServerResponse,
+>(requestListener?: RequestListener<Request, Response>): Server<Request, Response>;
+export declare function createServer<
+    Request extends typeof http.IncomingMessage = typeof IncomingMessage,
+    Response extends typeof http.ServerResponse<InstanceType<Request>> = typeof ServerResponse,
+>(
+    options: ServerOptions<Request, Response>,
+    requestListener?: RequestListener<Request, Response>,
+): Server<Request, Response>;
+
+/** Status code → reason phrase, as `http.STATUS_CODES`. */
+export declare const STATUS_CODES: typeof http.STATUS_CODES;
+
+/** Request methods supported by the parser, as `http.METHODS`. */
+export declare const METHODS: typeof http.METHODS;
+
+/** Default maximum size of request headers in bytes, as `http.maxHeaderSize`. */
+export declare const maxHeaderSize: number;
+
+/** Throws (with the same error codes as node:http) if `name` is not a valid header name. */
+export declare function validateHeaderName(name: string): void;
+
+/** Throws (with the same error codes as node:http) if `value` is not a valid value for header `name`. */
+export declare function validateHeaderValue(name: string, value: string): void;
+
+// Header-related helper types, re-exported so apps can take all their HTTP
+// types from one module. Type-only: fast-http has no runtime values for them.
+export type {
+    IncomingHttpHeaders,
+    OutgoingHttpHeader,
+    OutgoingHttpHeaders,
+} from 'node:http';

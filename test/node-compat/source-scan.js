@@ -1,0 +1,69 @@
+'use strict';
+
+// Static facts about one Node core test file, read from its source the same
+// way tools/test.py does, so a test runs here with the flags it runs with in
+// Node's CI.
+
+const fs = require('node:fs');
+
+// Same pattern as test/testpy/__init__.py (FLAGS_PATTERN): first match wins,
+// anywhere in the file.
+const FLAGS_RE = /\/\/\s+Flags:(.*)/;
+
+// Modules whose servers fast-http is expected to serve natively. https is left
+// out on purpose: its servers sit on tls.Server, and whether fast-http takes
+// those over is a separate decision; add 'https' here once it does.
+const SERVED_MODULES = ['http'];
+
+function parseFlags(source) {
+  const m = FLAGS_RE.exec(source);
+  return m ? m[1].trim().split(/\s+/).filter(Boolean) : [];
+}
+
+function escapeRe(s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+// Whether the test constructs a server of one of `modules`. A heuristic over
+// the source text, deliberately generous: a false positive only means a test
+// that passes without any native server gets reported as "unserved" (and is
+// then listed in expectations with a reason), whereas a false negative would
+// let an unserved test count as a pass silently.
+function createsServer(source, modules = SERVED_MODULES) {
+  const mod = `(?:node:)?(?:${modules.map(escapeRe).join('|')})`;
+  const req = `require\\(\\s*['"]${mod}['"]\\s*\\)`;
+
+  // require('http').createServer(...) / new (require('http').Server)(...)
+  if (new RegExp(`${req}\\s*\\.\\s*(?:createServer|Server)\\b`).test(source)) return true;
+
+  // const http = require('http'); ... http.createServer( / new http.Server( /
+  // http.Server.call(this) / { createServer: http.createServer } -- any
+  // reference counts, since tests pass these around before calling them. The
+  // conventional name `http` is checked even when bound some other way.
+  const names = new Set(modules);
+  const bindRe = new RegExp(`(?:const|let|var)\\s+([\\w$]+)\\s*=\\s*${req}`, 'g');
+  for (const m of source.matchAll(bindRe)) names.add(m[1]);
+  for (const name of names) {
+    const useRe = new RegExp(`(?<![\\w$.])${escapeRe(name)}\\s*\\.\\s*(?:createServer|Server)\\b`);
+    if (useRe.test(source)) return true;
+  }
+
+  // const { createServer, Server: S } = require('http'); ... createServer(
+  const destructRe = new RegExp(`(?:const|let|var)\\s*\\{([^}]*)\\}\\s*=\\s*${req}`, 'g');
+  for (const m of source.matchAll(destructRe)) {
+    for (const part of m[1].split(',')) {
+      const [orig, alias] = part.split(':').map((s) => s.trim());
+      if (orig !== 'createServer' && orig !== 'Server') continue;
+      const local = alias || orig;
+      if (new RegExp(`(?<![\\w$.])${escapeRe(local)}\\s*\\(`).test(source)) return true;
+    }
+  }
+  return false;
+}
+
+function readTestSource(file) {
+  const source = fs.readFileSync(file, 'utf8');
+  return { flags: parseFlags(source), createsServer: createsServer(source) };
+}
+
+module.exports = { parseFlags, createsServer, readTestSource, SERVED_MODULES };
