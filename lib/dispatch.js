@@ -308,7 +308,7 @@ function socketOnError(e) {
 
 function onData(id, chunk) {
   const socket = sockets.get(id);
-  if (socket !== undefined && !socket.push(chunk)) binding.pause(id, true);
+  if (socket !== undefined && !socket.push(chunk)) socket._pauseNative();
 }
 
 function onEnd(id) {

@@ -18,6 +18,7 @@ const R_CLOSE_AFTER = 1 << 6;
 const R_KA_TIMEOUT = 1 << 7;
 const R_FRAME = 1 << 9;
 const R_TENTATIVE = 1 << 10;
+const R_UTF8_HEAD = 1 << 11;
 
 const RE_CONN_CLOSE = /(?:^|\W)close(?:$|\W)/i;
 const RE_TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i;
@@ -173,5 +174,5 @@ function bodyFlags(res) {
 }
 
 module.exports = {
-  implicitHead, bodyFlags, R_NO_BODY, R_FRAME, R_CLOSE_AFTER, R_CHUNKED, R_TENTATIVE,
+  implicitHead, bodyFlags, R_NO_BODY, R_FRAME, R_CLOSE_AFTER, R_CHUNKED, R_TENTATIVE, R_UTF8_HEAD,
 };

@@ -10,8 +10,17 @@ const {
 const { binding } = require('./native');
 const { kId, kSeq, kNativeDone, kMode, kState } = require('./symbols');
 const {
-  implicitHead, bodyFlags, R_NO_BODY, R_FRAME, R_TENTATIVE,
+  implicitHead, bodyFlags, R_NO_BODY, R_FRAME, R_TENTATIVE, R_UTF8_HEAD,
 } = require('./response-head');
+
+/**
+ * node writes the head together with the first body chunk when that chunk is a string
+ * (`_send`: `this._header + data` in the chunk's encoding), so non-ASCII header text goes
+ * out UTF-8 encoded then; with a Buffer body, no body, or chunked framing it goes out latin1.
+ */
+function headEncoding(res, body) {
+  return typeof body === 'string' && res._hasBody && !res.chunkedEncoding ? R_UTF8_HEAD : 0;
+}
 
 /** Marks a head the addon wrote: `headersSent` is true, node's code must not send it again. */
 const NATIVE_HEAD = 'HTTP/1.1 (written by fast-http)\r\n\r\n';
@@ -72,13 +81,14 @@ class ServerResponse extends NodeServerResponse {
       this._contentLength = len;
       const head = implicitHead(this);
       if (head === null) return nodeEnd.call(this, chunk, encoding, callback);
-      q = binding.respond(id, seq, this.statusCode, head.reason, head.lines, body,
-        waiting ? head.flags | R_TENTATIVE : head.flags, this._trailer);
+      const flags = head.flags | headEncoding(this, body) | (waiting ? R_TENTATIVE : 0);
+      q = binding.respond(id, seq, this.statusCode, head.reason, head.lines, body, flags,
+        this._trailer);
       this._header = NATIVE_HEAD;
     } else {
-      const flags = bodyFlags(this);
-      q = binding.send(id, seq, this._header, (flags & R_NO_BODY) ? undefined : body,
-        waiting ? flags | R_TENTATIVE : flags, this._trailer);
+      const flags = bodyFlags(this) | headEncoding(this, body) | (waiting ? R_TENTATIVE : 0);
+      q = binding.send(id, seq, this._header, (flags & R_NO_BODY) ? undefined : body, flags,
+        this._trailer);
     }
     this[kNativeDone] = q >= 0;
     this._headerSent = true;

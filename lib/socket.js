@@ -7,7 +7,9 @@ const net = require('node:net');
 const { Duplex } = require('node:stream');
 const { binding, sockets } = require('./native');
 const errors = require('./errors');
-const { kId, kMode, kPendingWrites, kAddress, kClosed, kState } = require('./symbols');
+const {
+  kId, kMode, kPendingWrites, kAddress, kClosed, kState, kReadPaused,
+} = require('./symbols');
 
 const MODE_HTTP = 0;
 const MODE_RAW = 1;
@@ -18,12 +20,18 @@ function isLatin1(encoding) {
 
 class FastSocket extends Duplex {
   constructor(server, id) {
-    super({ allowHalfOpen: true, decodeStrings: false, emitClose: false });
+    super({
+      allowHalfOpen: true,
+      decodeStrings: false,
+      emitClose: false,
+      highWaterMark: server?.highWaterMark,
+    });
     this[kId] = id;
     this[kMode] = MODE_HTTP;
     this[kPendingWrites] = null;
     this[kAddress] = null;
     this[kClosed] = false;
+    this[kReadPaused] = false;
     this[kState] = null;
     this.server = server;
     this._server = server;
@@ -75,7 +83,18 @@ class FastSocket extends Duplex {
   }
 
   _read() {
-    if (this[kMode] === MODE_RAW) binding.pause(this[kId], false);
+    if (this[kMode] === MODE_RAW && this[kReadPaused]) {
+      this[kReadPaused] = false;
+      binding.pause(this[kId], false);
+    }
+  }
+
+  /** Stops the addon reading (backpressure from a full readable buffer). */
+  _pauseNative() {
+    if (!this[kClosed] && !this[kReadPaused]) {
+      this[kReadPaused] = true;
+      binding.pause(this[kId], true);
+    }
   }
 
   _destroy(err, cb) {
@@ -95,7 +114,8 @@ class FastSocket extends Duplex {
     const s = binding.ioStats(this[kId]);
     if (s !== undefined) {
       this._bytesRead = s[0];
-      this._bytesWritten = s[1];
+      // Like net.Socket, count what was handed over, written to the kernel yet or not.
+      this._bytesWritten = s[1] + s[2];
     }
   }
 
@@ -126,12 +146,19 @@ class FastSocket extends Duplex {
   }
 
   pause() {
-    if (!this[kClosed]) binding.pause(this[kId], true);
+    if (!this[kClosed] && !this[kReadPaused]) {
+      this[kReadPaused] = true;
+      binding.pause(this[kId], true);
+    }
     return Duplex.prototype.pause.call(this);
   }
 
   resume() {
-    if (!this[kClosed]) binding.pause(this[kId], false);
+    // IncomingMessage#_read resumes the socket on every read: cross only when paused.
+    if (!this[kClosed] && this[kReadPaused]) {
+      this[kReadPaused] = false;
+      binding.pause(this[kId], false);
+    }
     return Duplex.prototype.resume.call(this);
   }
 

@@ -17,6 +17,7 @@ module.exports = {
   kPendingWrites: Symbol('fast-http.pendingWrites'),
   kAddress: Symbol('fast-http.address'),
   kClosed: Symbol('fast-http.closed'),
+  kReadPaused: Symbol('fast-http.readPaused'),
   kBodyReq: Symbol('fast-http.bodyRequest'),
   kShadow: Symbol('fast-http.shadowServer'),
   kFallbackSockets: Symbol('fast-http.fallbackSockets'),

@@ -554,6 +554,8 @@ impl Reactor {
 }
 
 /// Creates this thread's reactor on `env`'s loop.
+// `env` is an opaque Node handle, passed through to Node only.
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
 pub fn install(
     env: napi::Env,
     js: JsCtx,
@@ -1242,14 +1244,13 @@ fn on_eof(id: u64) {
         let upgraded = c.flags & C_UPGRADED != 0;
         let mid_request = c.flags & C_DISCARD_INPUT == 0
             && (c.body.is_some() || c.rbuf.iter().any(|&b| b != b'\r' && b != b'\n'));
-        let idle = c.inflight == 0;
         if tell_js {
             r.defer(Deferred::End(id));
         }
-        Some((upgraded, mid_request, idle))
+        Some((upgraded, mid_request))
     })
     .flatten();
-    let Some((upgraded, mid_request, idle)) = state else {
+    let Some((upgraded, mid_request)) = state else {
         return;
     };
     if upgraded {
@@ -1259,13 +1260,13 @@ fn on_eof(id: u64) {
         client_error(id, errors::INVALID_EOF_STATE, &[]);
         return;
     }
+    // node:http (httpAllowHalfOpen false) ends its side as soon as the peer ends, whether
+    // or not responses are still pending; they are aborted when the socket closes.
     with(|r| {
-        if idle {
-            if let Some(c) = r.conn(id) {
-                c.flags |= C_END_AFTER_FLUSH | C_NO_MORE_REQUESTS;
-            }
-            r.after_write(id);
+        if let Some(c) = r.conn(id) {
+            c.flags |= C_END_AFTER_FLUSH | C_NO_MORE_REQUESTS;
         }
+        r.after_write(id);
     });
 }
 

@@ -23,6 +23,16 @@ macro_rules! export {
             })
         }
     };
+    // Introspection that must not count itself.
+    (uncounted $name:ident, |$a:ident| $body:expr) => {
+        unsafe extern "C" fn $name(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
+            napi::guard(env, || {
+                // SAFETY: env/info are the ones Node passed to this callback.
+                let $a = unsafe { Args::new(env, info) };
+                $body
+            })
+        }
+    };
 }
 
 /// Registers every function on `exports`.
@@ -291,6 +301,15 @@ export!(server_conns, |a| {
     napi::array(a.env, &vals)
 });
 
+/// Head text as latin1, or UTF-8 with R_UTF8_HEAD.
+fn head_text(a: &Args, i: usize, out: &mut Vec<u8>, flags: u32) {
+    if flags & R_UTF8_HEAD != 0 {
+        a.utf8_into(i, out);
+    } else {
+        a.latin1_into(i, out);
+    }
+}
+
 /// Status line (cached per code unless a custom reason is given) and the user's header lines.
 fn put_head(
     r: &mut Reactor,
@@ -299,6 +318,7 @@ fn put_head(
     status: u16,
     reason: usize,
     headers: usize,
+    flags: u32,
 ) {
     if a.is_nullish(reason) {
         match r.status_line(status) {
@@ -307,10 +327,10 @@ fn put_head(
         }
     } else {
         let mut msg = Vec::new();
-        a.latin1_into(reason, &mut msg);
+        head_text(a, reason, &mut msg, flags);
         encode::status_line(out, status, &msg);
     }
-    a.latin1_into(headers, out);
+    head_text(a, headers, out, flags);
 }
 
 enum Body<'a> {
@@ -448,7 +468,7 @@ export!(respond, |a| {
     let (id, seq, status, flags) = (id_of(&a, 0), a.u32(1), a.u32(2) as u16, a.u32(6));
     let body = body_of(&a, 5);
     let q = with_output(id, seq as f64, flags & R_TENTATIVE != 0, |r, out| {
-        put_head(r, &a, out, status, 3, 4);
+        put_head(r, &a, out, status, 3, 4, flags);
         let len = body_len(a.env, &body);
         auto_headers_for(r, id, out, flags, len);
         put_full_body(&a, out, &body, flags, 7);
@@ -465,7 +485,7 @@ export!(send, |a| {
     let (id, seq, flags) = (id_of(&a, 0), a.u32(1), a.u32(4));
     let body = body_of(&a, 3);
     let q = with_output(id, seq as f64, flags & R_TENTATIVE != 0, |_, out| {
-        a.latin1_into(2, out);
+        head_text(&a, 2, out, flags);
         put_full_body(&a, out, &body, flags, 5);
     });
     if q >= 0.0 {
@@ -493,7 +513,7 @@ export!(write_head, |a| {
     let (id, seq, status, flags) = (id_of(&a, 0), a.u32(1), a.u32(2) as u16, a.u32(5));
     let cl = a.f64(6) as usize;
     let q = with_output(id, seq as f64, false, |r, out| {
-        put_head(r, &a, out, status, 3, 4);
+        put_head(r, &a, out, status, 3, 4, flags);
         let ka = r
             .conn(id)
             .map(|c| c.server)
@@ -726,7 +746,7 @@ export!(io_stats, |a| {
 });
 
 // stats() -> [serversCreated, connectionsAccepted, requestsDispatched]
-export!(stats, |a| {
+export!(uncounted stats, |a| {
     let s = reactor::with(|r| r.stats).unwrap_or_default();
     napi::array(
         a.env,
@@ -739,7 +759,7 @@ export!(stats, |a| {
 });
 
 // counters() -> [nativeToJs, jsToNative]: crossings, for the one-crossing-per-response test.
-export!(counters, |a| {
+export!(uncounted counters, |a| {
     let c = reactor::with(|r| r.counters).unwrap_or_default();
     napi::array(
         a.env,

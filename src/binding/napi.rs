@@ -1,6 +1,10 @@
 //! Thin helpers over raw Node-API: argument access, value creation, errors, and the panic
 //! guard every entry point goes through.
 
+// `napi_env` / `napi_value` are opaque handles that only Node dereferences (and checks);
+// these helpers pass them through and never dereference them in Rust.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+
 use napi::sys;
 use std::ffi::CString;
 use std::panic::{catch_unwind, AssertUnwindSafe};

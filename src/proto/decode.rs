@@ -184,14 +184,10 @@ fn check_chunk_line(mut line: &[u8], complete: bool) -> Result<u64, ParseError> 
     }
     match rest.first() {
         None => {}
-        Some(b';') => {
-            if rest[1..]
-                .iter()
-                .any(|&b| b != b'\t' && (b < 0x20 || b == 0x7f))
-            {
-                return Err(errors::CHUNK_EXTENSIONS);
-            }
+        Some(b';') if rest[1..].iter().any(|&b| b != b'\t' && (b < 0x20 || b == 0x7f)) => {
+            return Err(errors::CHUNK_EXTENSIONS);
         }
+        Some(b';') => {}
         Some(_) => return Err(errors::INVALID_CHUNK_SIZE),
     }
     let mut n: u64 = 0;

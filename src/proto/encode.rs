@@ -23,6 +23,9 @@ pub const R_FRAME: u32 = 1 << 9;
 /// The response waited behind an earlier one: node would write it a tick later, so until the
 /// batch ends a destroy drops it (see `OutQueue::tentative`).
 pub const R_TENTATIVE: u32 = 1 << 10;
+/// The head text is written UTF-8 encoded instead of latin1 (node sends the head in the
+/// first body chunk's encoding when that chunk is a string).
+pub const R_UTF8_HEAD: u32 = 1 << 11;
 
 /// Status lines are always `HTTP/1.1`, whatever the request's version, as node:http does.
 pub fn status_line(out: &mut Vec<u8>, code: u16, reason: &[u8]) {
