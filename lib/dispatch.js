@@ -79,6 +79,7 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   req.method = METHODS[method];
   req[kSeq] = seq;
   setHeaderBlock(req, headerBlock, server[kEagerHeaders]);
+  if (socket.parser !== null) socket.parser.incoming = req;
 
   if (req.upgrade) {
     upgrade(server, socket, req, flags, body);
@@ -194,6 +195,7 @@ function resOnFinish() {
   }
   if (!req._consuming && !req._readableState.resumeScheduled) req._dump();
   if (socket._httpMessage === res) detachSocket(res, socket);
+  clearIncoming(req);
   process.nextTick(emitCloseNT, res);
   if (!res[kNativeDone]) {
     // Written through the socket (node's own path): tell the addon the response is over.
@@ -202,6 +204,16 @@ function resOnFinish() {
   if (!res._last && state.outgoing.length > 0) {
     const next = state.outgoing.shift();
     assignSocket(next, socket);
+  }
+}
+
+/** node's clearIncoming: the parser lets go of a request once it has been read. */
+function clearIncoming(req) {
+  req = req || this;
+  const parser = req.socket && req.socket.parser;
+  if (parser && parser.incoming === req) {
+    if (req.readableEnded) parser.incoming = null;
+    else req.on('end', clearIncoming);
   }
 }
 
@@ -251,6 +263,12 @@ function onClose(id, errno) {
 }
 
 function socketOnClose() {
+  // node's freeParser.
+  const parser = this.parser;
+  if (parser !== null) {
+    parser.free();
+    this.parser = null;
+  }
   const state = this[kState];
   if (state !== null) {
     while (state.incoming.length) {

@@ -32,6 +32,7 @@ module.exports = {
   storeHTTPOptions: httpServer.storeHTTPOptions,
   parseUniqueHeadersOption: httpOutgoing.parseUniqueHeadersOption,
   nodeConnectionListener: httpServer._connectionListener,
+  kConnectionsCheckingInterval: httpServer.kConnectionsCheckingInterval,
   METHODS: http.METHODS,
   STATUS_CODES: http.STATUS_CODES,
   validateHeaderName: http.validateHeaderName,

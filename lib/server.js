@@ -8,7 +8,7 @@ const dns = require('node:dns');
 const { binding, servers } = require('./native');
 require('./dispatch');
 const {
-  NodeServer, storeHTTPOptions, parseUniqueHeadersOption, maxHeaderSize: defaultMaxHeaderSize,
+  NodeServer, storeHTTPOptions, kConnectionsCheckingInterval, parseUniqueHeadersOption, maxHeaderSize: defaultMaxHeaderSize,
   kIncomingMessage, kServerResponse, kUniqueHeaders, NodeIncomingMessage, NodeServerResponse,
 } = require('./node-internals');
 const { IncomingMessage } = require('./incoming');
@@ -27,6 +27,7 @@ const S_HAS_UPGRADE = 1 << 3;
 const S_HAS_CONNECT = 1 << 4;
 const S_NO_DELAY = 1 << 5;
 const S_KEEP_ALIVE = 1 << 6;
+const S_HALF_OPEN = 1 << 7;
 
 const LISTENER_FLAGS = {
   __proto__: null,
@@ -121,6 +122,20 @@ function pushConfig(server) {
     `Keep-Alive: timeout=${Math.floor(kat / 1000)}${max}\r\n`,
   );
 }
+
+Object.defineProperty(Server.prototype, 'httpAllowHalfOpen', {
+  __proto__: null,
+  configurable: true,
+  enumerable: true,
+  get() {
+    return (this[kConfig].flags & S_HALF_OPEN) !== 0;
+  },
+  set(v) {
+    const c = this[kConfig];
+    c.flags = v ? (c.flags | S_HALF_OPEN) : (c.flags & ~S_HALF_OPEN);
+    pushConfig(this);
+  },
+});
 
 for (const name of ['timeout', 'keepAliveTimeout', 'headersTimeout', 'requestTimeout',
   'connectionsCheckingInterval', 'maxHeaderSize', 'maxRequestsPerSocket', 'maxConnections']) {
@@ -280,8 +295,15 @@ function listening(server, address) {
   server._handle = listeningHandle;
   server._connectionKey = typeof address === 'string' ? address : `${address.family}:${address.address}:${address.port}`;
   if (server._unref) binding.serverRef(server[kSid], false);
+  // node's setupConnectionsTracking timer: the addon does the checking, but code (and
+  // node's tests) look at this timer's state.
+  clearInterval(server[kConnectionsCheckingInterval]);
+  server[kConnectionsCheckingInterval] =
+    setInterval(noop, server.connectionsCheckingInterval || 30000).unref();
   process.nextTick(emitListening, server);
 }
+
+function noop() {}
 
 function emitListening(server) {
   if (server[kListening]) server.emit('listening');
@@ -317,6 +339,7 @@ Server.prototype.close = function close(cb) {
     }
   }
   this.closeIdleConnections();
+  clearInterval(this[kConnectionsCheckingInterval]);
   this[kListening] = false;
   this._handle = null;
   this[kClosing] = true;

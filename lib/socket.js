@@ -36,7 +36,7 @@ class FastSocket extends Duplex {
     this.server = server;
     this._server = server;
     this._httpMessage = null;
-    this.parser = null;
+    this.parser = new Parser(this);
     this.connecting = false;
     this._paused = false;
     this._hadError = false;
@@ -45,6 +45,7 @@ class FastSocket extends Duplex {
     this._bytesWritten = 0;
     sockets.set(id, this);
     binding.watch(id, true);
+    this.on('end', onReadableStreamEnd);
   }
 
   _write(chunk, encoding, cb) {
@@ -245,7 +246,8 @@ class FastSocket extends Duplex {
 
   get bytesWritten() {
     if (!this[kClosed]) this._saveStats();
-    return this._bytesWritten;
+    // Like net.Socket, bytes still buffered in the stream count as written.
+    return this._bytesWritten + this.writableLength;
   }
 
   get bufferSize() {
@@ -273,6 +275,32 @@ Object.setPrototypeOf(FastSocket.prototype, net.Socket.prototype);
 
 /** What code that looks for `socket._handle` sees: present while the connection is open. */
 const nativeHandle = Object.freeze({ fastHttp: true, reading: true });
+
+/**
+ * What node code and tests find as `socket.parser` while the connection speaks HTTP: the
+ * request being received (`incoming`) and the hooks node calls when it lets a parser go.
+ */
+class Parser {
+  constructor(socket) {
+    this.socket = socket;
+    this.incoming = null;
+    this.outgoing = null;
+    this.maxHeaderPairs = 2000;
+    this._consumed = false;
+  }
+
+  free() {}
+  close() {}
+  remove() {}
+  finish() {}
+  pause() {}
+  resume() {}
+}
+
+/** net.Socket's: a socket that may not stay half-open stops writing after the peer's FIN. */
+function onReadableStreamEnd() {
+  if (!this.allowHalfOpen) this.end();
+}
 
 function emitCloseNT(socket, hadError) {
   socket.emit('close', hadError);

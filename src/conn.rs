@@ -223,7 +223,9 @@ impl Conn {
             timeout_ms: 0,
             last_active: now,
             timer_at: 0,
-            req_start: 0,
+            // Like node's parser, a new connection counts as a request starting now, so a
+            // client that sends nothing meets headersTimeout.
+            req_start: now.max(1),
             headers_done: false,
             bytes_read: 0,
             bytes_written: 0,

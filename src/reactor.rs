@@ -36,6 +36,8 @@ pub const S_HAS_UPGRADE: u32 = 1 << 3;
 pub const S_HAS_CONNECT: u32 = 1 << 4;
 pub const S_NO_DELAY: u32 = 1 << 5;
 pub const S_KEEP_ALIVE: u32 = 1 << 6;
+/// server.httpAllowHalfOpen: after the peer's FIN, finish the pending responses first.
+pub const S_HALF_OPEN: u32 = 1 << 7;
 
 pub struct ServerCfg {
     pub max_header_size: usize,
@@ -1230,7 +1232,7 @@ fn client_error(id: u64, e: ParseError, packet: &[u8]) {
                 napi::utf8(env, e.code),
                 napi::utf8(env, e.reason),
                 napi::buffer_copy(env, packet),
-                napi::u32v(env, 0),
+                napi::u32v(env, e.at as u32),
             ]
         });
     }
@@ -1244,15 +1246,27 @@ fn on_eof(id: u64) {
         let upgraded = c.flags & C_UPGRADED != 0;
         let mid_request = c.flags & C_DISCARD_INPUT == 0
             && (c.body.is_some() || c.rbuf.iter().any(|&b| b != b'\r' && b != b'\n'));
+        let busy = c.inflight > 0;
+        let sid = c.server;
         if tell_js {
             r.defer(Deferred::End(id));
         }
-        Some((upgraded, mid_request))
+        let half_open = r.server(sid).map(|s| s.cfg.flags & S_HALF_OPEN != 0) == Some(true);
+        Some((upgraded, mid_request, busy && half_open))
     })
     .flatten();
-    let Some((upgraded, mid_request)) = state else {
+    let Some((upgraded, mid_request, wait)) = state else {
         return;
     };
+    if wait {
+        // httpAllowHalfOpen: the last pending response ends the connection (response_done).
+        with(|r| {
+            if let Some(c) = r.conn(id) {
+                c.flags |= C_NO_MORE_REQUESTS;
+            }
+        });
+        return;
+    }
     if upgraded {
         return;
     }

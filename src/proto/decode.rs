@@ -184,7 +184,11 @@ fn check_chunk_line(mut line: &[u8], complete: bool) -> Result<u64, ParseError> 
     }
     match rest.first() {
         None => {}
-        Some(b';') if rest[1..].iter().any(|&b| b != b'\t' && (b < 0x20 || b == 0x7f)) => {
+        Some(b';')
+            if rest[1..]
+                .iter()
+                .any(|&b| b != b'\t' && (b < 0x20 || b == 0x7f)) =>
+        {
             return Err(errors::CHUNK_EXTENSIONS);
         }
         Some(b';') => {}

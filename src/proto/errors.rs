@@ -6,11 +6,21 @@
 pub struct ParseError {
     pub code: &'static str,
     pub reason: &'static str,
+    /// Where in the message the error was found (node's `err.bytesParsed`), when known.
+    pub at: usize,
 }
 
 impl ParseError {
     pub const fn new(code: &'static str, reason: &'static str) -> Self {
-        ParseError { code, reason }
+        ParseError {
+            code,
+            reason,
+            at: 0,
+        }
+    }
+
+    pub const fn at(self, at: usize) -> Self {
+        ParseError { at, ..self }
     }
 
     /// The status node:http answers with when no 'clientError' listener handles the error

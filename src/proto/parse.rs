@@ -66,6 +66,24 @@ impl Methods {
     fn find(&self, m: &[u8]) -> Option<u16> {
         self.names.iter().position(|n| n == m).map(|i| i as u16)
     }
+
+    /// How many leading bytes of `m` some method starts with (llhttp's error position).
+    fn prefix_len(&self, m: &[u8]) -> usize {
+        self.names
+            .iter()
+            .map(|n| n.iter().zip(m).take_while(|(a, b)| a == b).count())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Fails early when `m` cannot be the start of any method.
+    fn check_prefix(&self, m: &[u8]) -> Result<(), ParseError> {
+        let n = self.prefix_len(m);
+        if n < m.len() {
+            return Err(errors::INVALID_METHOD.at(n));
+        }
+        Ok(())
+    }
 }
 
 const fn token_table() -> [bool; 256] {
@@ -124,12 +142,18 @@ pub fn parse_request(
     // Method.
     let sp = match line.iter().position(|&b| !TOKEN[b as usize]) {
         Some(i) => i,
-        None => return incomplete(buf.len(), max_head),
+        None => {
+            methods.check_prefix(line)?;
+            return Ok(None);
+        }
     };
     if sp == 0 || line[sp] != b' ' {
-        return Err(errors::INVALID_METHOD);
+        methods.check_prefix(&line[..sp])?;
+        return Err(errors::INVALID_METHOD.at(start + methods.prefix_len(&line[..sp])));
     }
-    let method = methods.find(&line[..sp]).ok_or(errors::INVALID_METHOD)?;
+    let method = methods
+        .find(&line[..sp])
+        .ok_or_else(|| errors::INVALID_METHOD.at(start + methods.prefix_len(&line[..sp])))?;
 
     // Request target.
     let url_start = sp + 1;
@@ -138,13 +162,19 @@ pub fn parse_request(
         i += 1;
     }
     if i == line.len() {
-        return incomplete(buf.len(), max_head);
+        return incomplete(i - url_start, max_head);
     }
     let url = (start + url_start, start + i);
+    // node's TrackHeader counts the URL and every header name and value (not the method,
+    // version, separators or line ends) and fails when the count reaches maxHeaderSize.
+    let mut counted = i - url_start;
+    if counted >= max_head {
+        return Err(errors::HEADER_OVERFLOW);
+    }
     let (major, minor, headers_start) = if line[i] == b'\r' && i > url_start {
         // `GET /` CRLF: an HTTP/0.9 request line, which llhttp accepts.
         match line.get(i + 1) {
-            None => return incomplete(buf.len(), max_head),
+            None => return Ok(None),
             Some(b'\n') => (0, 9, start + i + 2),
             Some(_) => return Err(errors::LF_EXPECTED),
         }
@@ -159,7 +189,7 @@ pub fn parse_request(
                 ParseError::new("HPE_INVALID_URL", "Invalid char in url path")
             });
         }
-        let (major, minor, end) = match parse_version(line, i + 1, buf.len(), max_head) {
+        let (major, minor, end) = match parse_version(line, i + 1) {
             Err(e) if e == NEED_MORE => return Ok(None),
             r => r?,
         };
@@ -175,7 +205,10 @@ pub fn parse_request(
     let head_end;
     loop {
         match memchr::memchr(b'\n', &buf[pos..]) {
-            None => return incomplete(buf.len(), max_head),
+            None => {
+                counted += header_line_size(&buf[pos..]);
+                return incomplete(counted, max_head);
+            }
             Some(off) => {
                 let lf = pos + off;
                 if lf == pos || buf[lf - 1] != b'\r' {
@@ -185,15 +218,13 @@ pub fn parse_request(
                     head_end = lf + 1;
                     break;
                 }
-                pos = lf + 1;
-                if pos > max_head {
+                counted += header_line_size(&buf[pos..lf - 1]);
+                if counted >= max_head {
                     return Err(errors::HEADER_OVERFLOW);
                 }
+                pos = lf + 1;
             }
         }
-    }
-    if head_end > max_head + 2 {
-        return Err(errors::HEADER_OVERFLOW);
     }
     let headers = (headers_start, head_end - 2);
     // A CR must be followed by LF.
@@ -285,22 +316,17 @@ pub fn parse_request(
 
 /// `HTTP/` DIGIT `.` DIGIT CRLF at `v`; llhttp accepts 0.9, 1.0, 1.1 and 2.0. Returns the
 /// version and the offset after the CRLF.
-fn parse_version(
-    line: &[u8],
-    v: usize,
-    len: usize,
-    max_head: usize,
-) -> Result<(u8, u8, usize), ParseError> {
+fn parse_version(line: &[u8], v: usize) -> Result<(u8, u8, usize), ParseError> {
     for (k, &want) in b"HTTP/".iter().enumerate() {
         match line.get(v + k) {
-            None => return need_more(len, max_head),
+            None => return Err(NEED_MORE),
             Some(&b) if b != want => return Err(errors::INVALID_CONSTANT),
             _ => {}
         }
     }
     let at = |k: usize| line.get(v + k).copied();
     let Some(major) = at(5) else {
-        return need_more(len, max_head);
+        return Err(NEED_MORE);
     };
     if !major.is_ascii_digit() {
         return Err(ParseError::new(
@@ -309,13 +335,13 @@ fn parse_version(
         ));
     }
     let Some(dot) = at(6) else {
-        return need_more(len, max_head);
+        return Err(NEED_MORE);
     };
     if dot != b'.' {
         return Err(ParseError::new("HPE_INVALID_VERSION", "Expected dot"));
     }
     let Some(minor) = at(7) else {
-        return need_more(len, max_head);
+        return Err(NEED_MORE);
     };
     if !minor.is_ascii_digit() {
         return Err(ParseError::new(
@@ -328,7 +354,7 @@ fn parse_version(
         return Err(errors::INVALID_VERSION);
     }
     let Some(cr) = at(8) else {
-        return need_more(len, max_head);
+        return Err(NEED_MORE);
     };
     if cr != b'\r' {
         return Err(ParseError::new(
@@ -337,7 +363,7 @@ fn parse_version(
         ));
     }
     let Some(lf) = at(9) else {
-        return need_more(len, max_head);
+        return Err(NEED_MORE);
     };
     if lf != b'\n' {
         return Err(errors::LF_EXPECTED);
@@ -348,15 +374,23 @@ fn parse_version(
 /// "Need more bytes" inside the version parser (mapped back to `Ok(None)`).
 const NEED_MORE: ParseError = ParseError::new("", "");
 
-fn need_more(len: usize, max_head: usize) -> Result<(u8, u8, usize), ParseError> {
-    match incomplete(len, max_head) {
-        Err(e) => Err(e),
-        Ok(_) => Err(NEED_MORE),
+/// Bytes of one header line node counts: the name and the value after leading whitespace.
+fn header_line_size(line: &[u8]) -> usize {
+    match memchr::memchr(b':', line) {
+        Some(colon) => colon + trim_start(&line[colon + 1..]).len(),
+        None => line.len(),
     }
 }
 
-fn incomplete(len: usize, max_head: usize) -> Result<Option<RequestHead>, ParseError> {
-    if len > max_head {
+fn trim_start(mut v: &[u8]) -> &[u8] {
+    while let [b' ' | b'\t', rest @ ..] = v {
+        v = rest;
+    }
+    v
+}
+
+fn incomplete(counted: usize, max_head: usize) -> Result<Option<RequestHead>, ParseError> {
+    if counted >= max_head {
         Err(errors::HEADER_OVERFLOW)
     } else {
         Ok(None)
@@ -610,6 +644,43 @@ mod tests {
         let mut b = b"GET / HTTP/1.1\r\nX: ".to_vec();
         b.extend(std::iter::repeat_n(b'a', 20_000));
         assert_eq!(parse(&b).unwrap_err().code, "HPE_HEADER_OVERFLOW");
+    }
+
+    #[test]
+    fn header_size_counts_url_names_and_values() {
+        // node's test-http-max-http-headers: "/" + "Host" + "localhost" + "Agent" + "nod3"
+        // + "X-CRASH" + value; a total of max - 1 passes, max fails.
+        let max = 16 * 1024;
+        let head = |fill: usize| {
+            let mut b = b"GET / HTTP/1.1\r\nHost: localhost\r\nAgent: nod3\r\nX-CRASH: ".to_vec();
+            b.extend(std::iter::repeat_n(b'a', fill));
+            b.extend_from_slice(b"\r\n\r\n");
+            b
+        };
+        let base = 1 + 4 + 9 + 5 + 4 + 7;
+        assert!(parse_request(&head(max - base - 1), &methods(), max)
+            .unwrap()
+            .is_some());
+        assert_eq!(
+            parse_request(&head(max - base), &methods(), max)
+                .unwrap_err()
+                .code,
+            "HPE_HEADER_OVERFLOW"
+        );
+        // Without the end of the head yet, too.
+        let partial = &head(max - base)[..];
+        assert_eq!(
+            parse_request(&partial[..partial.len() - 4], &methods(), max)
+                .unwrap_err()
+                .code,
+            "HPE_HEADER_OVERFLOW"
+        );
+    }
+
+    #[test]
+    fn invalid_method_position() {
+        let e = parse(b"Oopsie-doopsie\r\n").unwrap_err();
+        assert_eq!((e.code, e.at), ("HPE_INVALID_METHOD", 1));
     }
 
     #[test]
