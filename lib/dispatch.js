@@ -201,7 +201,9 @@ function resOnFinish() {
     // Written through the socket (node's own path): tell the addon the response is over.
     binding.finish(socket[kId], res[kSeq], !!res._last);
   }
-  if (!res._last && state.outgoing.length > 0) {
+  if (res._last) {
+    socket.destroySoon();
+  } else if (state.outgoing.length > 0) {
     const next = state.outgoing.shift();
     assignSocket(next, socket);
   }
@@ -331,7 +333,11 @@ function onData(id, chunk) {
 
 function onEnd(id) {
   const socket = sockets.get(id);
-  if (socket !== undefined) socket.push(null);
+  if (socket !== undefined) {
+    // As net.Socket's onStreamRead at EOF: read(0) emits 'end' even when nobody reads.
+    socket.push(null);
+    socket.read(0);
+  }
 }
 
 function onServerDrained(sid) {

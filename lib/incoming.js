@@ -44,6 +44,14 @@ class IncomingMessage extends NodeIncomingMessage {
     this[kHeaderBlock] = '';
     this[kTrailerBlock] = '';
   }
+
+  // node marks a request as being consumed in _read(); a body that arrived with the head
+  // is read without _read() ever running, so mark it on read() too (resOnFinish must not
+  // dump a request the app is reading).
+  read(n) {
+    this._consuming = true;
+    return super.read(n);
+  }
 }
 
 Object.defineProperty(IncomingMessage.prototype, 'rawHeaders', {

@@ -4,6 +4,7 @@
 // node's own end() does the bookkeeping ('prefinish', 'finish', callbacks). Everything else
 // (write(), streaming, trailers, cork, ...) is node's code writing through the socket.
 const { isUint8Array } = require('node:util/types');
+const { Duplex } = require('node:stream');
 const {
   NodeServerResponse, nodeEnd, kCorked,
 } = require('./node-internals');
@@ -21,6 +22,9 @@ const {
 function headEncoding(res, body) {
   return typeof body === 'string' && res._hasBody && !res.chunkedEncoding ? R_UTF8_HEAD : 0;
 }
+
+/** A socket whose write() the app replaced sees node's writes through it. */
+const socketWrite = Duplex.prototype.write;
 
 /** Marks a head the addon wrote: `headersSent` is true, node's code must not send it again. */
 const NATIVE_HEAD = 'HTTP/1.1 (written by fast-http)\r\n\r\n';
@@ -53,7 +57,7 @@ class ServerResponse extends NodeServerResponse {
     if (this.finished || this._headerSent || socket === null ||
         (socket._httpMessage !== this && !waiting) || socket[kMode] !== 0 ||
         socket.destroyed || this.outputData.length !== 0 || this.strictContentLength ||
-        this[kCorked] > 0) {
+        this[kCorked] > 0 || socket.write !== socketWrite) {
       return nodeEnd.call(this, chunk, encoding, callback);
     }
     let body;

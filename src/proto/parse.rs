@@ -48,6 +48,23 @@ pub struct RequestHead {
     pub framing: Framing,
 }
 
+/// Methods llhttp knows besides node's http.METHODS (RTSP, ICE, HTTP/2's preface).
+const LLHTTP_OTHER_METHODS: [&[u8]; 13] = [
+    b"DESCRIBE",
+    b"ANNOUNCE",
+    b"SETUP",
+    b"PLAY",
+    b"PAUSE",
+    b"TEARDOWN",
+    b"GET_PARAMETER",
+    b"SET_PARAMETER",
+    b"REDIRECT",
+    b"RECORD",
+    b"FLUSH",
+    b"PRI",
+    b"SOURCE",
+];
+
 /// Looks up request methods by name. Built from the method list of the running Node
 /// (`http.METHODS`), so the accepted set follows the Node version.
 #[derive(Debug, Default, Clone)]
@@ -67,13 +84,13 @@ impl Methods {
         self.names.iter().position(|n| n == m).map(|i| i as u16)
     }
 
-    /// How many leading bytes of `m` some method starts with (llhttp's error position).
+    /// How many leading bytes of `m` some method starts with (llhttp's error position);
+    /// llhttp matches RTSP and ICE methods too before rejecting them for HTTP.
     fn prefix_len(&self, m: &[u8]) -> usize {
-        self.names
-            .iter()
-            .map(|n| n.iter().zip(m).take_while(|(a, b)| a == b).count())
-            .max()
-            .unwrap_or(0)
+        let common = |n: &[u8]| n.iter().zip(m).take_while(|(a, b)| a == b).count();
+        let ours = self.names.iter().map(|n| common(n)).max().unwrap_or(0);
+        let theirs = LLHTTP_OTHER_METHODS.iter().map(|n| common(n)).max().unwrap_or(0);
+        ours.max(theirs)
     }
 
     /// Fails early when `m` cannot be the start of any method.
