@@ -79,7 +79,7 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   req.method = METHODS[method];
   req[kSeq] = seq;
   setHeaderBlock(req, headerBlock, server[kEagerHeaders]);
-  if (socket.parser !== null) socket.parser.incoming = req;
+  if (socket.parser) socket.parser.incoming = req;
 
   if (req.upgrade) {
     upgrade(server, socket, req, flags, body);
@@ -194,13 +194,17 @@ function resOnFinish() {
     if (i !== -1) state.incoming.splice(i, 1);
   }
   if (!req._consuming && !req._readableState.resumeScheduled) req._dump();
-  if (socket._httpMessage === res) detachSocket(res, socket);
+  // A pipelined response the addon wrote while it waited its turn finishes before it ever
+  // owned the socket: the socket's current response keeps it.
+  const owner = socket._httpMessage === res;
+  if (owner) detachSocket(res, socket);
   clearIncoming(req);
   process.nextTick(emitCloseNT, res);
   if (!res[kNativeDone]) {
     // Written through the socket (node's own path): tell the addon the response is over.
     binding.finish(socket[kId], res[kSeq], !!res._last);
   }
+  if (!owner) return;
   if (res._last) {
     socket.destroySoon();
   } else if (state.outgoing.length > 0) {
@@ -267,7 +271,7 @@ function onClose(id, errno) {
 function socketOnClose() {
   // node's freeParser.
   const parser = this.parser;
-  if (parser !== null) {
+  if (parser) {
     parser.free();
     this.parser = null;
   }

@@ -20,10 +20,15 @@ function patch(http) {
   return http;
 }
 
+const libDir = __dirname;
 const originalLoad = Module._load;
 Module._load = function load(request, parent, isMain) {
   const exports = originalLoad.apply(this, arguments);
-  if (!patched && (request === 'http' || request === 'node:http')) patch(exports);
+  // fast-http's own modules load node's http as it is (they capture node's classes).
+  if (!patched && (request === 'http' || request === 'node:http') &&
+      !(parent?.filename && parent.filename.startsWith(libDir))) {
+    patch(exports);
+  }
   return exports;
 };
 

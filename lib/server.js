@@ -97,6 +97,7 @@ function Server(options, requestListener) {
   this.on('newListener', onNewListener);
   this.on('removeListener', onRemoveListener);
   this.on('connection', fallbackConnection);
+  this.on('listening', setupConnectionsTracking);
   if (requestListener) this.on('request', requestListener);
 }
 Object.setPrototypeOf(Server.prototype, NodeServer.prototype);
@@ -295,12 +296,17 @@ function listening(server, address) {
   server._handle = listeningHandle;
   server._connectionKey = typeof address === 'string' ? address : `${address.family}:${address.address}:${address.port}`;
   if (server._unref) binding.serverRef(server[kSid], false);
-  // node's setupConnectionsTracking timer: the addon does the checking, but code (and
-  // node's tests) look at this timer's state.
-  clearInterval(server[kConnectionsCheckingInterval]);
-  server[kConnectionsCheckingInterval] =
-    setInterval(noop, server.connectionsCheckingInterval || 30000).unref();
   process.nextTick(emitListening, server);
+}
+
+/**
+ * node's setupConnectionsTracking, on 'listening': the addon does the checking, but code
+ * (and node's tests) look at this timer's state.
+ */
+function setupConnectionsTracking() {
+  clearInterval(this[kConnectionsCheckingInterval]);
+  this[kConnectionsCheckingInterval] =
+    setInterval(noop, this.connectionsCheckingInterval || 30000).unref();
 }
 
 function noop() {}
