@@ -163,7 +163,7 @@ function upgrade(server, socket, req, flags, head) {
   socket.removeListener('error', socketOnError);
   socket.removeListener('close', socketOnClose);
   socket.removeListener('drain', socketOnDrain);
-  socket[kState] = null;
+  // Responses to earlier pipelined requests still finish through the state, as in node.
   socket.readableFlowing = null;
   req.complete = true;
   server.emit(connect ? 'connect' : 'upgrade', req, socket, head === undefined ? EMPTY : head);
@@ -194,8 +194,6 @@ function resOnFinish() {
     if (i !== -1) state.incoming.splice(i, 1);
   }
   if (!req._consuming && !req._readableState.resumeScheduled) req._dump();
-  // A pipelined response the addon wrote while it waited its turn finishes before it ever
-  // owned the socket: the socket's current response keeps it.
   const owner = socket._httpMessage === res;
   if (owner) detachSocket(res, socket);
   clearIncoming(req);

@@ -80,30 +80,29 @@ class ServerResponse extends NodeServerResponse {
     }
     const id = socket[kId];
     const seq = this[kSeq];
-    let q;
+    let written;
     if (!this._header) {
       this._contentLength = len;
       const head = implicitHead(this);
       if (head === null) return nodeEnd.call(this, chunk, encoding, callback);
       const flags = head.flags | headEncoding(this, body) | (waiting ? R_TENTATIVE : 0);
-      q = binding.respond(id, seq, this.statusCode, head.reason, head.lines, body, flags,
+      written = binding.respond(id, seq, this.statusCode, head.reason, head.lines, body, flags,
         this._trailer);
       this._header = NATIVE_HEAD;
     } else {
       const flags = bodyFlags(this) | headEncoding(this, body) | (waiting ? R_TENTATIVE : 0);
-      q = binding.send(id, seq, this._header, (flags & R_NO_BODY) ? undefined : body, flags,
+      written = binding.send(id, seq, this._header, (flags & R_NO_BODY) ? undefined : body, flags,
         this._trailer);
     }
-    this[kNativeDone] = q >= 0;
+    this[kNativeDone] = written >= 0;
     this._headerSent = true;
     // The addon framed the body already: node's end() must not write the last chunk again.
     this.chunkedEncoding = false;
-    if (waiting) {
-      const outgoing = socket[kState].outgoing;
-      outgoing.splice(outgoing.indexOf(this), 1);
-      nodeEnd.call(this, null, null, callback);
-      this.emit('prefinish');
-      return this;
+    if (waiting && written > 0) {
+      // Until its turn, node keeps a waiting response's bytes in outputData and its
+      // 'finish' behind them: count the bytes the addon holds for it the same way, so
+      // node's end() queues 'finish' there and _flush() on assignment releases it.
+      this.outputSize = written;
     }
     return nodeEnd.call(this, null, null, callback);
   }

@@ -90,7 +90,9 @@ function Server(options, requestListener) {
 
   const sid = binding.serverCreate();
   this[kSid] = sid;
-  servers[sid] = this;
+  // The addon finds the server through `servers` only while it listens or has connections,
+  // so a server that is dropped can be collected (and its native half freed).
+  collected.register(this, sid);
   stats.serverCreated();
   pushConfig(this);
 
@@ -102,6 +104,8 @@ function Server(options, requestListener) {
 }
 Object.setPrototypeOf(Server.prototype, NodeServer.prototype);
 Object.setPrototypeOf(Server, NodeServer);
+
+const collected = new FinalizationRegistry((sid) => binding.serverFree(sid));
 
 function pushConfig(server) {
   const sid = server[kSid];
@@ -291,6 +295,7 @@ function listenTcp(server, host, port, backlog, reusePort, ipv6Only) {
 const listeningHandle = Object.freeze({ fastHttp: true });
 
 function listening(server, address) {
+  servers[server[kSid]] = server;
   server[kListening] = true;
   server[kAddress] = address;
   server._handle = listeningHandle;
@@ -364,6 +369,7 @@ Server.prototype._onDrained = function _onDrained() {
     return;
   }
   this[kClosing] = false;
+  servers[this[kSid]] = undefined;
   this.emit('close');
 };
 

@@ -146,6 +146,17 @@ class FastSocket extends Duplex {
     }
   }
 
+  /** In HTTP mode, pushed bytes go to the parser, as a net.Socket's 'data' would. */
+  push(chunk, encoding) {
+    if (this[kMode] === MODE_HTTP && chunk != null) {
+      if (!this[kClosed]) {
+        binding.inject(this[kId], typeof chunk === 'string' ? Buffer.from(chunk, encoding) : chunk);
+      }
+      return true;
+    }
+    return Duplex.prototype.push.call(this, chunk, encoding);
+  }
+
   pause() {
     if (!this[kClosed] && !this[kReadPaused]) {
       this[kReadPaused] = true;

@@ -4,6 +4,7 @@
 
 use crate::listener::Stream;
 use crate::proto::decode::Decoder;
+use crate::proto::errors::ParseError;
 use bytes::BytesMut;
 use std::collections::VecDeque;
 
@@ -42,6 +43,8 @@ pub const C_UPGRADED: u32 = 1 << 14;
 pub const C_SERVED: u32 = 1 << 15;
 /// The last request asked to close the connection (Connection: close, HTTP/1.0).
 pub const C_CLOSE_REQUESTED: u32 = 1 << 16;
+/// The connection currently counts in the reactor's loop references.
+pub const C_HOLDS_REF: u32 = 1 << 17;
 
 /// A response that is not yet allowed on the wire because an earlier one is unfinished.
 #[derive(Debug)]
@@ -204,6 +207,9 @@ pub struct Conn {
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub requests: u32,
+    /// The parser failed: like llhttp, every later chunk fails again with the same error
+    /// (a 'clientError' listener may keep the socket open).
+    pub error: Option<ParseError>,
 }
 
 impl Conn {
@@ -218,7 +224,7 @@ impl Conn {
             body_to_js: false,
             next_seq: 0,
             out: OutQueue::default(),
-            flags: C_REF,
+            flags: C_REF | C_HOLDS_REF,
             inflight: 0,
             timeout_ms: 0,
             last_active: now,
@@ -230,6 +236,7 @@ impl Conn {
             bytes_read: 0,
             bytes_written: 0,
             requests: 0,
+            error: None,
         }
     }
 

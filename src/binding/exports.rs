@@ -45,6 +45,7 @@ pub fn register(env: Env, exports: Value) {
         ("listenTcp", Some(listen_tcp)),
         ("listenUnix", Some(listen_unix)),
         ("serverClose", Some(server_close)),
+        ("serverFree", Some(server_free)),
         ("serverRef", Some(server_ref)),
         ("serverConns", Some(server_conns)),
         ("respond", Some(respond)),
@@ -55,6 +56,7 @@ pub fn register(env: Env, exports: Value) {
         ("raw", Some(raw)),
         ("finish", Some(finish)),
         ("pause", Some(pause)),
+        ("inject", Some(inject)),
         ("destroy", Some(destroy)),
         ("shutdown", Some(shutdown)),
         ("setTimeout", Some(set_timeout)),
@@ -279,6 +281,18 @@ export!(server_close, |a| {
     napi::u32v(a.env, n)
 });
 
+// serverFree(sid): the JS server was garbage-collected.
+export!(server_free, |a| {
+    let sid = a.u32(0);
+    reactor::with(|r| {
+        r.close_listener(sid);
+        if r.server(sid).map(|s| s.conns == 0) == Some(true) {
+            r.servers[sid as usize] = None;
+        }
+    });
+    undef(&a)
+});
+
 export!(server_ref, |a| {
     reactor::with(|r| r.set_server_ref(a.u32(0), a.bool(1)));
     undef(&a)
@@ -388,10 +402,21 @@ fn put_body(env: Env, out: &mut Vec<u8>, body: &Body<'_>, chunked: bool) {
 
 /// Runs `f` on the bytes of response `seq` (or the active response when seq is -1), then
 /// schedules the flush. Returns the connection's queued output, or -1 when it is gone.
+/// Returns the connection's queued output (or, with `appended`, the bytes this call added).
 fn with_output(
     id: u64,
     seq: f64,
     tentative: bool,
+    f: impl FnOnce(&mut Reactor, &mut Vec<u8>),
+) -> f64 {
+    with_output_ex(id, seq, tentative, false, f)
+}
+
+fn with_output_ex(
+    id: u64,
+    seq: f64,
+    tentative: bool,
+    appended: bool,
     f: impl FnOnce(&mut Reactor, &mut Vec<u8>),
 ) -> f64 {
     reactor::with(|r| {
@@ -405,6 +430,7 @@ fn with_output(
             }
         };
         f(r, &mut out);
+        let added = out.len() as f64;
         let Some(c) = r.conn(id) else { return -1.0 };
         if c.flags & C_WRITE_SHUT != 0 {
             return -1.0;
@@ -422,7 +448,11 @@ fn with_output(
         if tentative && active {
             c.out.tentative = Some(at);
         }
-        c.out.queued() as f64
+        if appended {
+            added
+        } else {
+            c.out.queued() as f64
+        }
     })
     .unwrap_or(-1.0)
 }
@@ -460,14 +490,14 @@ fn body_len(env: Env, body: &Body<'_>) -> usize {
 }
 
 // respond(id, seq, status, reason|null, headerLines, body|undefined, flags, trailers)
-//   -> queued | -1
+//   -> bytes written | -1
 // A whole response in one crossing (node's implicit writeHead + end): status line, the user's
 // header lines, then Date / Connection / Keep-Alive / Content-Length / Transfer-Encoding
 // from cached blobs as the flags say, then the body.
 export!(respond, |a| {
     let (id, seq, status, flags) = (id_of(&a, 0), a.u32(1), a.u32(2) as u16, a.u32(6));
     let body = body_of(&a, 5);
-    let q = with_output(id, seq as f64, flags & R_TENTATIVE != 0, |r, out| {
+    let q = with_output_ex(id, seq as f64, flags & R_TENTATIVE != 0, true, |r, out| {
         put_head(r, &a, out, status, 3, 4, flags);
         let len = body_len(a.env, &body);
         auto_headers_for(r, id, out, flags, len);
@@ -479,12 +509,12 @@ export!(respond, |a| {
     napi::f64v(a.env, q)
 });
 
-// send(id, seq, head, body|undefined, flags, trailers) -> queued | -1
+// send(id, seq, head, body|undefined, flags, trailers) -> bytes written | -1
 // A response whose head node already serialized (writeHead), plus its whole body.
 export!(send, |a| {
     let (id, seq, flags) = (id_of(&a, 0), a.u32(1), a.u32(4));
     let body = body_of(&a, 3);
-    let q = with_output(id, seq as f64, flags & R_TENTATIVE != 0, |_, out| {
+    let q = with_output_ex(id, seq as f64, flags & R_TENTATIVE != 0, true, |_, out| {
         head_text(&a, 2, out, flags);
         put_full_body(&a, out, &body, flags, 5);
     });
@@ -612,6 +642,16 @@ export!(finish, |a| {
 
 export!(pause, |a| {
     reactor::with(|r| r.set_paused(id_of(&a, 0), a.bool(1)));
+    undef(&a)
+});
+
+// inject(id, bytes): bytes handed to socket.push() in HTTP mode are parsed as if they had
+// been read from the connection (node's socket feeds its parser from 'data').
+export!(inject, |a| {
+    let id = id_of(&a, 0);
+    if let Some(b) = a.bytes(1) {
+        reactor::with(|r| r.inject(id, b));
+    }
     undef(&a)
 });
 

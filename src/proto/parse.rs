@@ -89,7 +89,11 @@ impl Methods {
     fn prefix_len(&self, m: &[u8]) -> usize {
         let common = |n: &[u8]| n.iter().zip(m).take_while(|(a, b)| a == b).count();
         let ours = self.names.iter().map(|n| common(n)).max().unwrap_or(0);
-        let theirs = LLHTTP_OTHER_METHODS.iter().map(|n| common(n)).max().unwrap_or(0);
+        let theirs = LLHTTP_OTHER_METHODS
+            .iter()
+            .map(|n| common(n))
+            .max()
+            .unwrap_or(0);
         ours.max(theirs)
     }
 
