@@ -33,7 +33,7 @@ const responses = {
 
 /** Per-connection state, as node keeps it (connectionListenerInternal's `state`). */
 function newState() {
-  return { incoming: [], outgoing: [], requestsCount: 0 };
+  return { incoming: [], outgoing: [], outgoingData: 0, requestsCount: 0 };
 }
 
 /** The socket object for a connection, made on first need. */
@@ -89,6 +89,15 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   if ((flags & F_BODY_DONE) === 0) socket[kBodyReq] = req;
   state.incoming.push(req);
 
+  // node's flood protection: stop reading while responses queue up unsent.
+  if (!socket._paused) {
+    if (socket._writableState.needDrain ||
+        state.outgoingData >= socket.writableHighWaterMark) {
+      socket._paused = true;
+      socket.pause();
+    }
+  }
+
   const res = new server[kServerResponse](req, {
     highWaterMark: socket.writableHighWaterMark,
     rejectNonStandardBodyWrites: server.rejectNonStandardBodyWrites,
@@ -98,6 +107,7 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   res.shouldKeepAlive = (flags & F_KEEP_ALIVE) !== 0;
   res[kUniqueHeaders] = server[kUniqueHeaders];
   res[kSeq] = seq;
+  res._onPendingData = onPendingData;
 
   if (socket._httpMessage) {
     state.outgoing.push(res);
@@ -253,7 +263,21 @@ function onDrain(id) {
   socket.emit('drain');
 }
 
+/** node's updateOutgoingData, as a shared method of the response. */
+function onPendingData(delta) {
+  const socket = this.req.socket;
+  const state = socket?.[kState];
+  if (!state) return;
+  state.outgoingData += delta;
+  socketOnDrain.call(socket);
+}
+
 function socketOnDrain() {
+  const state = this[kState];
+  if (state && this._paused && !(state.outgoingData > this.writableHighWaterMark)) {
+    this._paused = false;
+    this.resume();
+  }
   const msg = this._httpMessage;
   if (msg && !msg.finished && msg[kNeedDrain]) {
     msg[kNeedDrain] = false;

@@ -127,6 +127,8 @@ pub struct Reactor {
     scratch: Vec<u8>,
     dirty: Vec<u64>,
     deferred: VecDeque<Deferred>,
+    /// Connections that had more to read when they yielded; resumed on the next loop turn.
+    yielded: Vec<u64>,
     timers: BinaryHeap<std::cmp::Reverse<(u64, TimerKey)>>,
     timer_armed_at: u64,
     uv_loop: *mut uv::uv_loop_t,
@@ -134,6 +136,8 @@ pub struct Reactor {
     timer_handle: *mut uv::uv_handle_t,
     kick_handle: *mut uv::uv_handle_t,
     kick_armed: bool,
+    in_kick: bool,
+    idle_handle: *mut uv::uv_handle_t,
     refs: usize,
     handle_refd: bool,
     pub in_batch: bool,
@@ -211,9 +215,18 @@ impl Reactor {
     fn kick(&mut self) {
         if !self.kick_armed {
             self.kick_armed = true;
+            // A zero timer armed from its own callback would run again in the same timers
+            // phase; from there, wait a millisecond so the loop turns.
+            let delay = if self.in_kick { 1 } else { 0 };
             // SAFETY: kick_handle is an initialized uv_timer_t of this thread's loop.
-            unsafe { uv::uv_timer_start(self.kick_handle, on_kick, 0, 0) };
+            unsafe { uv::uv_timer_start(self.kick_handle, on_kick, delay, 0) };
         }
+    }
+
+    fn start_idle(&mut self) {
+        // SAFETY: idle_handle is an initialized uv_idle_t of this thread's loop; starting
+        // an active one is a no-op.
+        unsafe { uv::uv_idle_start(self.idle_handle, on_idle) };
     }
 
     fn defer(&mut self, d: Deferred) {
@@ -584,6 +597,7 @@ pub fn install(
     let poll_handle = uv::alloc_handle(uv::UV_POLL);
     let timer_handle = uv::alloc_handle(uv::UV_TIMER);
     let kick_handle = uv::alloc_handle(uv::UV_TIMER);
+    let idle_handle = uv::alloc_handle(uv::UV_IDLE);
     // SAFETY: fresh handles initialized on this thread's loop; the timers never keep the
     // process alive (like node's unref'd socket timers), the poll handle only while a
     // listening server or an open connection is ref'd.
@@ -595,6 +609,8 @@ pub fn install(
         uv::uv_unref(timer_handle);
         uv::uv_timer_init(lp, kick_handle);
         uv::uv_unref(kick_handle);
+        uv::uv_idle_init(lp, idle_handle);
+        uv::uv_unref(idle_handle);
     }
     let r = Box::new(Reactor {
         js: Some(js),
@@ -612,6 +628,7 @@ pub fn install(
         scratch: vec![0; SCRATCH],
         dirty: Vec::new(),
         deferred: VecDeque::new(),
+        yielded: Vec::new(),
         timers: BinaryHeap::new(),
         timer_armed_at: 0,
         uv_loop: lp,
@@ -619,6 +636,8 @@ pub fn install(
         timer_handle,
         kick_handle,
         kick_armed: false,
+        in_kick: false,
+        idle_handle,
         refs: 0,
         handle_refd: false,
         in_batch: false,
@@ -642,6 +661,7 @@ pub fn teardown() {
         uv::uv_close(r.poll_handle, close_poll);
         uv::uv_close(r.timer_handle, close_timer);
         uv::uv_close(r.kick_handle, close_timer);
+        uv::uv_close(r.idle_handle, close_idle);
     }
     drop(r);
 }
@@ -649,6 +669,11 @@ pub fn teardown() {
 unsafe extern "C" fn close_poll(h: *mut uv::uv_handle_t) {
     // SAFETY: h was allocated by alloc_handle(UV_POLL) and is closed.
     unsafe { uv::free_handle(h, uv::UV_POLL) }
+}
+
+unsafe extern "C" fn close_idle(h: *mut uv::uv_handle_t) {
+    // SAFETY: h was allocated by alloc_handle(UV_IDLE) and is closed.
+    unsafe { uv::free_handle(h, uv::UV_IDLE) }
 }
 
 unsafe extern "C" fn close_timer(h: *mut uv::uv_handle_t) {
@@ -666,8 +691,31 @@ unsafe extern "C" fn on_timer(_h: *mut uv::uv_handle_t) {
 
 unsafe extern "C" fn on_kick(_h: *mut uv::uv_handle_t) {
     let _ = std::panic::catch_unwind(|| {
-        with(|r| r.kick_armed = false);
+        with(|r| {
+            r.kick_armed = false;
+            r.in_kick = true;
+        });
         batch(|| {});
+        with(|r| r.in_kick = false);
+    });
+}
+
+/// Idle phase: connections that yielded with more to read. An active idle handle also
+/// keeps libuv from blocking in poll, which a yielded connection needs (its data will not
+/// produce another readiness edge).
+unsafe extern "C" fn on_idle(_h: *mut uv::uv_handle_t) {
+    let _ = std::panic::catch_unwind(|| {
+        let yielded = with(|r| {
+            // SAFETY: idle_handle is this thread's initialized uv_idle_t.
+            unsafe { uv::uv_idle_stop(r.idle_handle) };
+            std::mem::take(&mut r.yielded)
+        })
+        .unwrap_or_default();
+        batch(|| {
+            for id in yielded {
+                read_conn(id);
+            }
+        });
     });
 }
 
@@ -926,12 +974,14 @@ pub fn read_conn(id: u64) {
             ReadStep::Stop => return,
         }
     }
-    // Still readable after READS_PER_EVENT reads: yield, continue on the next loop turn.
+    // Still readable after READS_PER_EVENT reads: yield to the rest of the event loop
+    // (timers, other I/O) and continue on its next turn.
     with(|r| {
         if let Some(c) = r.conn(id) {
             c.flags |= C_READ_PENDING;
         }
-        r.defer(Deferred::Resume(id));
+        r.yielded.push(id);
+        r.start_idle();
     });
 }
 

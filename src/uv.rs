@@ -20,6 +20,7 @@ pub type uv_timer_cb = unsafe extern "C" fn(handle: *mut uv_handle_t);
 pub type uv_close_cb = unsafe extern "C" fn(handle: *mut uv_handle_t);
 
 /// `uv_handle_type` values from uv.h.
+pub const UV_IDLE: c_int = 6;
 pub const UV_POLL: c_int = 8;
 pub const UV_TIMER: c_int = 13;
 /// `uv_poll_event` UV_READABLE.
@@ -30,6 +31,9 @@ extern "C" {
     pub fn uv_poll_init(lp: *mut uv_loop_t, handle: *mut uv_handle_t, fd: c_int) -> c_int;
     pub fn uv_poll_start(handle: *mut uv_handle_t, events: c_int, cb: uv_poll_cb) -> c_int;
     pub fn uv_timer_init(lp: *mut uv_loop_t, handle: *mut uv_handle_t) -> c_int;
+    pub fn uv_idle_init(lp: *mut uv_loop_t, handle: *mut uv_handle_t) -> c_int;
+    pub fn uv_idle_start(handle: *mut uv_handle_t, cb: uv_timer_cb) -> c_int;
+    pub fn uv_idle_stop(handle: *mut uv_handle_t) -> c_int;
     pub fn uv_timer_start(
         handle: *mut uv_handle_t,
         cb: uv_timer_cb,
