@@ -259,8 +259,9 @@ function onBodyEnd(id, seq, trailers) {
 function onDrain(id) {
   const socket = sockets.get(id);
   if (socket === undefined) return;
+  // Releasing the held write callbacks lets the Writable emit 'drain' itself, when (and
+  // only when) a write() returned false, as net.Socket does.
   socket._onDrain();
-  socket.emit('drain');
 }
 
 /** node's updateOutgoingData, as a shared method of the response. */
