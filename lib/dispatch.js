@@ -6,11 +6,11 @@ const { binding, servers, sockets, init } = require('./native');
 const {
   METHODS, kIncomingMessage, kServerResponse, kUniqueHeaders, kNeedDrain,
 } = require('./node-internals');
-const { FastSocket, toRaw } = require('./socket');
+const { FastSocket, toRaw, MODE_HTTP } = require('./socket');
 const { setHeaderBlock, setTrailerBlock } = require('./incoming');
 const errors = require('./errors');
 const {
-  kId, kSeq, kState, kNativeDone, kBodyReq, kEagerHeaders,
+  kId, kSeq, kState, kNativeDone, kBodyReq, kEagerHeaders, kMode,
 } = require('./symbols');
 
 const F_HTTP11 = 1;
@@ -45,6 +45,7 @@ function socketFor(server, id) {
     socket.on('timeout', socketOnTimeout);
     socket.on('error', socketOnError);
     socket.on('close', socketOnClose);
+    socket.on('close', onResponseSocketClose);
     socket.on('drain', socketOnDrain);
   }
   return socket;
@@ -172,6 +173,7 @@ function upgrade(server, socket, req, flags, head) {
   socket.removeListener('timeout', socketOnTimeout);
   socket.removeListener('error', socketOnError);
   socket.removeListener('close', socketOnClose);
+  socket.removeListener('close', onResponseSocketClose);
   socket.removeListener('drain', socketOnDrain);
   // Responses to earlier pipelined requests still finish through the state, as in node.
   socket.readableFlowing = null;
@@ -299,16 +301,20 @@ function socketOnClose() {
     this.parser = null;
   }
   const state = this[kState];
-  if (state !== null) {
+  if (state) {
     while (state.incoming.length) {
       const req = state.incoming.shift();
       req.destroy(errors.connReset('aborted'));
     }
   }
-  const res = this._httpMessage;
-  if (res) emitCloseNT(res);
   const body = this[kBodyReq];
   if (body != null && !body.complete && !body.destroyed) body.destroy(errors.connReset('aborted'));
+}
+
+/** node's onServerResponseClose: the socket's current response closes with it. */
+function onResponseSocketClose() {
+  const res = this._httpMessage;
+  if (res) emitCloseNT(res);
 }
 
 function onTimeout(id, sid) {
@@ -355,7 +361,13 @@ function socketOnError(e) {
 
 function onData(id, chunk) {
   const socket = sockets.get(id);
-  if (socket !== undefined && !socket.push(chunk)) socket._pauseNative();
+  if (socket === undefined) return;
+  if (socket[kMode] === MODE_HTTP) {
+    // Bytes the parser consumed, for the app's own 'data' listeners.
+    socket.emit('data', chunk);
+  } else if (!socket.push(chunk)) {
+    socket._pauseNative();
+  }
 }
 
 function onEnd(id) {

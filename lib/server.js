@@ -28,6 +28,11 @@ const S_HAS_CONNECT = 1 << 4;
 const S_NO_DELAY = 1 << 5;
 const S_KEEP_ALIVE = 1 << 6;
 const S_HALF_OPEN = 1 << 7;
+const S_LENIENT = 1 << 8;
+
+/** node's isLenient(): the process-wide --insecure-http-parser flag. */
+const processLenient = process.execArgv.includes('--insecure-http-parser') ||
+  /(^|\s)--insecure-http-parser(\s|$)/.test(process.env.NODE_OPTIONS || '');
 
 const LISTENER_FLAGS = {
   __proto__: null,
@@ -111,6 +116,9 @@ function pushConfig(server) {
   const sid = server[kSid];
   if (sid < 0) return;
   const c = server[kConfig];
+  const lenient = server.insecureHTTPParser === undefined ? processLenient
+    : !!server.insecureHTTPParser;
+  c.flags = lenient ? (c.flags | S_LENIENT) : (c.flags & ~S_LENIENT);
   const kat = c.keepAliveTimeout;
   const max = c.maxRequestsPerSocket > 0 ? `, max=${c.maxRequestsPerSocket}` : '';
   binding.serverConfig(

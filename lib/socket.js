@@ -8,8 +8,11 @@ const { Duplex } = require('node:stream');
 const { binding, sockets } = require('./native');
 const errors = require('./errors');
 const {
-  kId, kMode, kPendingWrites, kAddress, kClosed, kState, kReadPaused,
+  kId, kMode, kPendingWrites, kAddress, kClosed, kState, kReadPaused, kTapping,
 } = require('./symbols');
+const { HTTPParser } = require('_http_common');
+
+const kOnTimeout = HTTPParser.kOnTimeout | 0;
 
 const MODE_HTTP = 0;
 const MODE_RAW = 1;
@@ -32,6 +35,7 @@ class FastSocket extends Duplex {
     this[kAddress] = null;
     this[kClosed] = false;
     this[kReadPaused] = false;
+    this[kTapping] = false;
     this[kState] = null;
     this.server = server;
     this._server = server;
@@ -46,6 +50,10 @@ class FastSocket extends Duplex {
     sockets.set(id, this);
     binding.watch(id, true);
     this.on('end', onReadableStreamEnd);
+    // node's http server listens for the socket's 'data' (its parser is fed from it); an
+    // app that listens too gets the raw bytes.
+    this.on('data', socketOnData);
+    this.on('newListener', onSocketNewListener);
   }
 
   _write(chunk, encoding, cb) {
@@ -99,9 +107,10 @@ class FastSocket extends Duplex {
   }
 
   _destroy(err, cb) {
+    // The id stays in `sockets` until the addon reports the close: bytes it read before
+    // still reach 'data' listeners, as every listener of net.Socket's emit gets them.
     if (!this[kClosed]) {
       this[kClosed] = true;
-      sockets.delete(this[kId]);
       this._saveStats();
       binding.destroy(this[kId], false);
     }
@@ -218,7 +227,6 @@ class FastSocket extends Duplex {
   resetAndDestroy() {
     if (!this[kClosed]) {
       this[kClosed] = true;
-      sockets.delete(this[kId]);
       this._saveStats();
       binding.destroy(this[kId], true);
     }
@@ -298,14 +306,39 @@ class Parser {
     this.outgoing = null;
     this.maxHeaderPairs = 2000;
     this._consumed = false;
+    this._headers = [];
+    this._url = '';
+    this.joinDuplicateHeaders = socket.server?.joinDuplicateHeaders ?? null;
+    this[kOnTimeout] = parserOnTimeout;
   }
 
-  free() {}
+  /** node's cleanParser, as freeParser does when the connection closes. */
+  free() {
+    this._headers = [];
+    this._url = '';
+    this.socket = null;
+    this.incoming = null;
+    this.outgoing = null;
+    this[kOnTimeout] = null;
+  }
+
   close() {}
   remove() {}
   finish() {}
   pause() {}
   resume() {}
+}
+
+function socketOnData() {}
+
+function parserOnTimeout() {}
+
+function onSocketNewListener(event) {
+  if (event === 'data' && this[kMode] === MODE_HTTP && !this[kTapping] &&
+      this.listenerCount('data') > 0) {
+    this[kTapping] = true;
+    if (!this[kClosed]) binding.tap(this[kId], true);
+  }
 }
 
 /** net.Socket's: a socket that may not stay half-open stops writing after the peer's FIN. */
@@ -329,6 +362,8 @@ function errnoName(errno) {
 function toRaw(socket) {
   socket[kMode] = MODE_RAW;
   socket.parser = null;
+  socket.removeListener('data', socketOnData);
+  socket.removeListener('newListener', onSocketNewListener);
 }
 
 module.exports = { FastSocket, toRaw, MODE_HTTP, MODE_RAW };

@@ -18,6 +18,7 @@ module.exports = {
   kAddress: Symbol('fast-http.address'),
   kClosed: Symbol('fast-http.closed'),
   kReadPaused: Symbol('fast-http.readPaused'),
+  kTapping: Symbol('fast-http.tapping'),
   kBodyReq: Symbol('fast-http.bodyRequest'),
   kShadow: Symbol('fast-http.shadowServer'),
   kFallbackSockets: Symbol('fast-http.fallbackSockets'),

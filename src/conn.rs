@@ -45,6 +45,8 @@ pub const C_SERVED: u32 = 1 << 15;
 pub const C_CLOSE_REQUESTED: u32 = 1 << 16;
 /// The connection currently counts in the reactor's loop references.
 pub const C_HOLDS_REF: u32 = 1 << 17;
+/// The app listens for 'data' on the socket while it speaks HTTP: raw bytes go to JS too.
+pub const C_TAP: u32 = 1 << 18;
 
 /// A response that is not yet allowed on the wire because an earlier one is unfinished.
 #[derive(Debug)]

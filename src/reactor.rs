@@ -38,6 +38,8 @@ pub const S_NO_DELAY: u32 = 1 << 5;
 pub const S_KEEP_ALIVE: u32 = 1 << 6;
 /// server.httpAllowHalfOpen: after the peer's FIN, finish the pending responses first.
 pub const S_HALF_OPEN: u32 = 1 << 7;
+/// insecureHTTPParser: llhttp's lenient header parsing.
+pub const S_LENIENT: u32 = 1 << 8;
 
 pub struct ServerCfg {
     pub max_header_size: usize,
@@ -894,7 +896,7 @@ enum ReadStep {
     /// Fresh bytes in the scratch buffer (which travels with them while they are parsed).
     Scratch(Vec<u8>, usize),
     /// Bytes were appended to the connection's own buffer.
-    Buffered,
+    Buffered(usize),
     Again,
     Eof,
     Error(i32),
@@ -926,7 +928,7 @@ fn read_once(r: &mut Reactor, id: u64) -> ReadStep {
                         return ReadStep::Scratch(scratch, n);
                     } else {
                         c.rbuf.extend_from_slice(&scratch[..n]);
-                        ReadStep::Buffered
+                        ReadStep::Buffered(n)
                     }
                 }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => ReadStep::Stop,
@@ -948,7 +950,11 @@ pub fn read_conn(id: u64) {
         match with(|r| read_once(r, id)).unwrap_or(ReadStep::Stop) {
             ReadStep::Scratch(buf, n) => {
                 with(|r| r.touch(id));
+                let tapping = is_tapping(id);
                 let used = process(id, &buf[..n]);
+                if tapping {
+                    tap(id, &buf[..n]);
+                }
                 with(|r| {
                     if let Some(c) = r.conn(id) {
                         if used < n {
@@ -958,9 +964,18 @@ pub fn read_conn(id: u64) {
                     r.scratch = buf;
                 });
             }
-            ReadStep::Buffered => {
+            ReadStep::Buffered(n) => {
                 with(|r| r.touch(id));
+                let tapped = with(|r| {
+                    r.conn(id)
+                        .filter(|c| c.flags & (C_TAP | C_UPGRADED) == C_TAP)
+                        .map(|c| c.rbuf[c.rbuf.len() - n..].to_vec())
+                })
+                .flatten();
                 process_buffered(id);
+                if let Some(bytes) = tapped {
+                    tap(id, &bytes);
+                }
             }
             ReadStep::Again => {}
             ReadStep::Eof => {
@@ -982,6 +997,21 @@ pub fn read_conn(id: u64) {
         }
         r.yielded.push(id);
         r.start_idle();
+    });
+}
+
+fn is_tapping(id: u64) -> bool {
+    with(|r| r.conn(id).map(|c| c.flags & (C_TAP | C_UPGRADED) == C_TAP))
+        .flatten()
+        .unwrap_or(false)
+}
+
+/// Hands bytes read while the app listens for the socket's 'data' to JS as well (node's
+/// socket emits 'data' to every listener, the parser being only the first), even when
+/// parsing them closed the connection.
+fn tap(id: u64, bytes: &[u8]) {
+    js::call(Cb::Data, |env| {
+        [napi::f64v(env, id as f64), napi::buffer_copy(env, bytes)]
     });
 }
 
@@ -1114,7 +1144,7 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Action {
         return Action::Stop;
     };
     let (max_head, sflags, server_timeout) = (s.cfg.max_header_size, s.cfg.flags, s.cfg.timeout);
-    let head = match parse::parse_request(buf, &r.methods, max_head) {
+    let head = match parse::parse_request(buf, &r.methods, max_head, sflags & S_LENIENT != 0) {
         Ok(None) => return Action::Stop,
         Err(e) => return Action::Error(e),
         Ok(Some(h)) => h,
@@ -1155,13 +1185,12 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Action {
         c.req_start = 0;
     } else {
         match head.framing {
-            Framing::None => c.req_start = 0,
+            Framing::None => {}
             Framing::Length(n) if (buf.len() - head.head_len) as u64 >= n => {
                 let end = head.head_len + n as usize;
                 body = Some((head.head_len, end));
                 consumed = end;
                 flags |= parse::F_BODY_DONE;
-                c.req_start = 0;
             }
             Framing::Length(n) => {
                 c.body = Some(Decoder::for_length(n));
@@ -1178,9 +1207,6 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Action {
             // After a request that closes the connection nothing more is read as HTTP.
             c.flags |= C_NO_MORE_REQUESTS | C_CLOSE_REQUESTED;
         }
-    }
-    if c.body.is_none() {
-        c.headers_done = false;
     }
     Action::Dispatch(
         consumed,
@@ -1270,6 +1296,17 @@ fn process(id: u64, input: &[u8]) -> usize {
                     client_error(id, errors::INVALID_TE, rest);
                     return input.len();
                 }
+                // A request without a body (or whose body came with it) completes after its
+                // 'request' event, as llhttp's on_message_complete follows on_headers_complete:
+                // until then the connection is not idle (closeIdleConnections, timeouts).
+                with(|r| {
+                    if let Some(c) = r.conn(id) {
+                        if c.body.is_none() && c.flags & C_UPGRADED == 0 {
+                            c.req_start = 0;
+                            c.headers_done = false;
+                        }
+                    }
+                });
             }
         }
     }

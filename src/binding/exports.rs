@@ -57,6 +57,7 @@ pub fn register(env: Env, exports: Value) {
         ("finish", Some(finish)),
         ("pause", Some(pause)),
         ("inject", Some(inject)),
+        ("tap", Some(tap)),
         ("destroy", Some(destroy)),
         ("shutdown", Some(shutdown)),
         ("setTimeout", Some(set_timeout)),
@@ -652,6 +653,21 @@ export!(inject, |a| {
     if let Some(b) = a.bytes(1) {
         reactor::with(|r| r.inject(id, b));
     }
+    undef(&a)
+});
+
+// tap(id, on): raw bytes also go to JS while the app listens for the socket's 'data'.
+export!(tap, |a| {
+    let id = id_of(&a, 0);
+    reactor::with(|r| {
+        if let Some(c) = r.conn(id) {
+            if a.bool(1) {
+                c.flags |= C_TAP;
+            } else {
+                c.flags &= !C_TAP;
+            }
+        }
+    });
     undef(&a)
 });
 

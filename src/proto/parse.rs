@@ -152,6 +152,7 @@ pub fn parse_request(
     buf: &[u8],
     methods: &Methods,
     max_head: usize,
+    lenient: bool,
 ) -> Result<Option<RequestHead>, ParseError> {
     // llhttp skips empty lines between pipelined messages.
     let mut start = 0;
@@ -249,7 +250,7 @@ pub fn parse_request(
     }
     let headers = (headers_start, head_end - 2);
     // A CR must be followed by LF.
-    for cr in memchr::memchr_iter(b'\r', &buf[headers_start..head_end]) {
+    for cr in memchr::memchr_iter(b'\r', &buf[headers_start..head_end]).filter(|_| !lenient) {
         if buf.get(headers_start + cr + 1) != Some(&b'\n') {
             return Err(ParseError::new(
                 "HPE_LF_EXPECTED",
@@ -262,7 +263,7 @@ pub fn parse_request(
     let mut flags = if http11 { F_HTTP11 } else { F_HTTP10 };
     flags |= ((major as u32) << VERSION_SHIFT) | ((minor as u32) << (VERSION_SHIFT + 4));
     let mut facts = HeaderFacts::default();
-    scan_headers(&buf[headers_start..head_end], &mut facts)?;
+    scan_headers(&buf[headers_start..head_end], &mut facts, lenient)?;
 
     let is_connect = methods.connect == Some(method);
     let framing = if facts.te_seen {
@@ -435,8 +436,27 @@ struct HeaderFacts {
 }
 
 /// Validates the header lines (`block` ends with the empty line) and records the facts the
-/// server needs. Only names of the lengths of those few fields are compared.
-fn scan_headers(block: &[u8], facts: &mut HeaderFacts) -> Result<(), ParseError> {
+/// server needs.
+fn scan_headers(block: &[u8], facts: &mut HeaderFacts, lenient: bool) -> Result<(), ParseError> {
+    if lenient {
+        // --insecure-http-parser / insecureHTTPParser: llhttp's lenient mode accepts any
+        // byte but CR, LF and NUL in values; names still need a colon.
+        for line in block.split(|&b| b == b'\n') {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.is_empty() {
+                continue;
+            }
+            let colon = memchr::memchr(b':', line).ok_or(errors::INVALID_HEADER_TOKEN)?;
+            if colon == 0 || line[..colon].iter().any(|&b| !TOKEN[b as usize]) {
+                return Err(errors::INVALID_HEADER_TOKEN);
+            }
+            if line[colon + 1..].contains(&0) {
+                return Err(errors::INVALID_HEADER_VALUE);
+            }
+            header_fact(&line[..colon], trim(&line[colon + 1..]), facts)?;
+        }
+        return Ok(());
+    }
     let mut storage = [httparse::EMPTY_HEADER; 64];
     let mut heap: Vec<httparse::Header<'_>>;
     let headers: &[httparse::Header<'_>] = match httparse::parse_headers(block, &mut storage) {
@@ -454,51 +474,56 @@ fn scan_headers(block: &[u8], facts: &mut HeaderFacts) -> Result<(), ParseError>
         Err(e) => return Err(map_httparse(e)),
     };
     for h in headers {
-        let name = h.name.as_bytes();
-        match name.len() {
-            4 if name.eq_ignore_ascii_case(b"host") => facts.host = true,
-            6 if name.eq_ignore_ascii_case(b"expect") => {
-                if trim(h.value).eq_ignore_ascii_case(b"100-continue") {
-                    facts.expect_continue = true;
-                } else {
-                    facts.expect_other = true;
-                }
+        header_fact(h.name.as_bytes(), h.value, facts)?;
+    }
+    Ok(())
+}
+
+/// Records what one header says about framing, keep-alive, upgrade, expect and host. Only
+/// names of those fields' lengths are compared.
+fn header_fact(name: &[u8], value: &[u8], facts: &mut HeaderFacts) -> Result<(), ParseError> {
+    match name.len() {
+        4 if name.eq_ignore_ascii_case(b"host") => facts.host = true,
+        6 if name.eq_ignore_ascii_case(b"expect") => {
+            if trim(value).eq_ignore_ascii_case(b"100-continue") {
+                facts.expect_continue = true;
+            } else {
+                facts.expect_other = true;
             }
-            7 if name.eq_ignore_ascii_case(b"upgrade") => facts.upgrade = true,
-            10 if name.eq_ignore_ascii_case(b"connection") => {
-                for tok in h.value.split(|&b| b == b',') {
-                    let tok = trim(tok);
-                    if tok.eq_ignore_ascii_case(b"close") {
-                        facts.conn_close = true;
-                    } else if tok.eq_ignore_ascii_case(b"keep-alive") {
-                        facts.conn_keep_alive = true;
-                    } else if tok.eq_ignore_ascii_case(b"upgrade") {
-                        facts.conn_upgrade = true;
-                    }
-                }
-            }
-            14 if name.eq_ignore_ascii_case(b"content-length") => {
-                if facts.cl.is_some() {
-                    return Err(errors::DUPLICATE_CONTENT_LENGTH);
-                }
-                facts.cl = Some(parse_content_length(h.value)?);
-            }
-            17 if name.eq_ignore_ascii_case(b"transfer-encoding") => {
-                if facts.cl.is_some() && !facts.te_seen {
-                    facts.te_after_cl = true;
-                }
-                facts.te_seen = true;
-                // The last coding of the combined field value decides (RFC 9112 §6.3).
-                if let Some(last) = h.value.rsplit(|&b| b == b',').next() {
-                    facts.te_chunked_last = trim(last).eq_ignore_ascii_case(b"chunked");
-                }
-                facts.te_chunked_any |= h
-                    .value
-                    .split(|&b| b == b',')
-                    .any(|t| trim(t).eq_ignore_ascii_case(b"chunked"));
-            }
-            _ => {}
         }
+        7 if name.eq_ignore_ascii_case(b"upgrade") => facts.upgrade = true,
+        10 if name.eq_ignore_ascii_case(b"connection") => {
+            for tok in value.split(|&b| b == b',') {
+                let tok = trim(tok);
+                if tok.eq_ignore_ascii_case(b"close") {
+                    facts.conn_close = true;
+                } else if tok.eq_ignore_ascii_case(b"keep-alive") {
+                    facts.conn_keep_alive = true;
+                } else if tok.eq_ignore_ascii_case(b"upgrade") {
+                    facts.conn_upgrade = true;
+                }
+            }
+        }
+        14 if name.eq_ignore_ascii_case(b"content-length") => {
+            if facts.cl.is_some() {
+                return Err(errors::DUPLICATE_CONTENT_LENGTH);
+            }
+            facts.cl = Some(parse_content_length(value)?);
+        }
+        17 if name.eq_ignore_ascii_case(b"transfer-encoding") => {
+            if facts.cl.is_some() && !facts.te_seen {
+                facts.te_after_cl = true;
+            }
+            facts.te_seen = true;
+            // The last coding of the combined field value decides (RFC 9112 §6.3).
+            if let Some(last) = value.rsplit(|&b| b == b',').next() {
+                facts.te_chunked_last = trim(last).eq_ignore_ascii_case(b"chunked");
+            }
+            facts.te_chunked_any |= value
+                .split(|&b| b == b',')
+                .any(|t| trim(t).eq_ignore_ascii_case(b"chunked"));
+        }
+        _ => {}
     }
     Ok(())
 }
@@ -555,7 +580,7 @@ mod tests {
     }
 
     fn parse(b: &[u8]) -> Result<Option<RequestHead>, ParseError> {
-        parse_request(b, &methods(), 16 * 1024)
+        parse_request(b, &methods(), 16 * 1024, false)
     }
 
     #[test]
@@ -679,11 +704,11 @@ mod tests {
             b
         };
         let base = 1 + 4 + 9 + 5 + 4 + 7;
-        assert!(parse_request(&head(max - base - 1), &methods(), max)
+        assert!(parse_request(&head(max - base - 1), &methods(), max, false)
             .unwrap()
             .is_some());
         assert_eq!(
-            parse_request(&head(max - base), &methods(), max)
+            parse_request(&head(max - base), &methods(), max, false)
                 .unwrap_err()
                 .code,
             "HPE_HEADER_OVERFLOW"
@@ -691,11 +716,20 @@ mod tests {
         // Without the end of the head yet, too.
         let partial = &head(max - base)[..];
         assert_eq!(
-            parse_request(&partial[..partial.len() - 4], &methods(), max)
+            parse_request(&partial[..partial.len() - 4], &methods(), max, false)
                 .unwrap_err()
                 .code,
             "HPE_HEADER_OVERFLOW"
         );
+    }
+
+    #[test]
+    fn lenient_accepts_control_chars_in_values() {
+        let b = b"GET / HTTP/1.1\r\nContent-Type: text/te\x08t\r\n\r\n";
+        assert!(parse(b).is_err());
+        assert!(parse_request(b, &methods(), 16 * 1024, true)
+            .unwrap()
+            .is_some());
     }
 
     #[test]
