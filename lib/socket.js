@@ -284,16 +284,15 @@ class FastSocket extends Duplex {
     return 'closed';
   }
 
+  // No libuv stream handle: code that would take one over (tls.TLSSocket, http2) wraps the
+  // socket as a plain Duplex instead.
   get _handle() {
-    return this[kClosed] ? null : nativeHandle;
+    return null;
   }
 }
 
 // `instanceof net.Socket` holds; every method net.Socket code paths need is defined above.
 Object.setPrototypeOf(FastSocket.prototype, net.Socket.prototype);
-
-/** What code that looks for `socket._handle` sees: present while the connection is open. */
-const nativeHandle = Object.freeze({ fastHttp: true, reading: true });
 
 /**
  * What node code and tests find as `socket.parser` while the connection speaks HTTP: the

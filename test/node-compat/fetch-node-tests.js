@@ -23,9 +23,36 @@ const { Readable } = require('node:stream');
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const DEFAULT_CACHE = path.join(REPO_ROOT, '.cache');
 
-// Debian suite carrying each Node major. Node 22 is in no Debian suite, so it
-// goes straight to nodejs.org.
-const DEBIAN_SUITES = { 20: 'trixie', 24: 'sid' };
+// Debian suites carrying each Node major, tried in order (sid's orig tarball is
+// sometimes already gone from the mirror while testing still has one). Node 22
+// is in no Debian suite, so it goes straight to nodejs.org.
+const DEBIAN_SUITES = { 20: ['trixie'], 24: ['sid', 'forky'] };
+
+/**
+ * The Debian mirror this machine's apt already uses (its `deb` lines), so the
+ * private deb-src list points at the same place.
+ */
+function debianMirror() {
+  const files = ['/etc/apt/sources.list'];
+  try {
+    for (const f of fs.readdirSync('/etc/apt/sources.list.d')) {
+      if (/\.(list|sources)$/.test(f)) files.push(path.join('/etc/apt/sources.list.d', f));
+    }
+  } catch {}
+  for (const f of files) {
+    let text;
+    try {
+      text = fs.readFileSync(f, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const m of text.matchAll(/(?:^deb\s+(?:\[[^\]]*\]\s+)?|^URIs:\s*)(\S+)/gm)) {
+      const uri = m[1].replace(/\/+$/, '');
+      if (/\/debian$/.test(uri)) return uri;
+    }
+  }
+  return null;
+}
 
 const APT_TIMEOUT_MS = 5 * 60 * 1000;
 const NODEJS_ORG_CONNECT_TIMEOUT_MS = 10 * 1000;
@@ -108,17 +135,28 @@ function which(cmd) {
 }
 
 function fromDebian(testsDir, major, log) {
-  const suite = DEBIAN_SUITES[major];
-  if (!suite) return { error: `no Debian suite known to carry Node ${major}` };
+  const suites = DEBIAN_SUITES[major];
+  if (!suites) return { error: `no Debian suite known to carry Node ${major}` };
   if (!which('apt-get')) return { error: 'apt-get not available' };
+  const mirror = debianMirror();
+  if (!mirror) return { error: 'no Debian mirror in the apt configuration' };
+  const errors = [];
+  for (const suite of suites) {
+    const r = fromDebianSuite(testsDir, major, suite, mirror, log);
+    if (!r.error) return r;
+    errors.push(`${suite}: ${r.error}`);
+  }
+  return { error: errors.join('; ') };
+}
 
+function fromDebianSuite(testsDir, major, suite, mirror, log) {
   const dir = path.join(testsDir, `apt-${suite}`);
   const lists = path.join(dir, 'lists');
   const cache = path.join(dir, 'cache');
   fs.mkdirSync(path.join(lists, 'partial'), { recursive: true });
   fs.mkdirSync(path.join(cache, 'archives', 'partial'), { recursive: true });
   const sourcesList = path.join(dir, 'sources.list');
-  fs.writeFileSync(sourcesList, `deb-src http://deb.debian.org/debian ${suite} main\n`);
+  fs.writeFileSync(sourcesList, `deb-src ${mirror} ${suite} main\n`);
 
   // Everything apt reads or writes is redirected into `dir`: the sources list,
   // the downloaded indexes and the binary caches (otherwise apt would rewrite
