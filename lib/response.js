@@ -4,7 +4,7 @@
 // node's own end() does the bookkeeping ('prefinish', 'finish', callbacks). Everything else
 // (write(), streaming, trailers, cork, ...) is node's code writing through the socket.
 const { isUint8Array } = require('node:util/types');
-const { Duplex } = require('node:stream');
+const { FastSocket } = require('./socket');
 const {
   NodeServerResponse, nodeEnd, kCorked,
 } = require('./node-internals');
@@ -24,7 +24,7 @@ function headEncoding(res, body) {
 }
 
 /** A socket whose write() the app replaced sees node's writes through it. */
-const socketWrite = Duplex.prototype.write;
+const socketWrite = FastSocket.prototype.write;
 
 /** Marks a head the addon wrote: `headersSent` is true, node's code must not send it again. */
 const NATIVE_HEAD = 'HTTP/1.1 (written by fast-http)\r\n\r\n';

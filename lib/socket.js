@@ -11,6 +11,12 @@ const {
   kId, kMode, kPendingWrites, kAddress, kClosed, kState, kReadPaused, kTapping,
 } = require('./symbols');
 const { HTTPParser } = require('_http_common');
+const { isUint8Array } = require('node:util/types');
+
+/** Writes up to this size may be coalesced with others of the same task. */
+const COALESCE_MAX_WRITE = 16 * 1024;
+const kCoalesce = Symbol('fast-http.coalesce');
+const kInTask = Symbol('fast-http.inTask');
 
 const kOnTimeout = HTTPParser.kOnTimeout | 0;
 
@@ -36,6 +42,8 @@ class FastSocket extends Duplex {
     this[kClosed] = false;
     this[kReadPaused] = false;
     this[kTapping] = false;
+    this[kCoalesce] = false;
+    this[kInTask] = false;
     this[kState] = null;
     this.server = server;
     this._server = server;
@@ -61,13 +69,29 @@ class FastSocket extends Duplex {
   }
 
   _writev(chunks, cb) {
+    // A corked batch goes out with one write: hold all but the last chunk.
     const last = chunks.length - 1;
-    for (let i = 0; i < last; i++) this._send(chunks[i].chunk, chunks[i].encoding, null);
-    this._send(chunks[last].chunk, chunks[last].encoding, cb);
+    for (let i = 0; i < last; i++) this._send(chunks[i].chunk, chunks[i].encoding, null, true);
+    this._send(chunks[last].chunk, chunks[last].encoding, cb, false);
+  }
+
+  /**
+   * Write coalescing on upgraded sockets (after Bun's): the first write of a JS task goes
+   * to the kernel at once; later callback-less Buffer writes of at most 16 KB in the same
+   * task wait in the addon and go out together once the task's microtasks have run. Any
+   * other write (callback, string, larger), end() or destroy() sends what is held first,
+   * so order, write() results, callbacks, 'finish' and bytesWritten do not change.
+   */
+  write(chunk, encoding, cb) {
+    if (this[kMode] === MODE_RAW) {
+      this[kCoalesce] = typeof encoding !== 'function' && typeof cb !== 'function' &&
+        isUint8Array(chunk) && chunk.byteLength <= COALESCE_MAX_WRITE;
+    }
+    return Duplex.prototype.write.call(this, chunk, encoding, cb);
   }
 
   /** Hands bytes to the addon; the callback waits while its queue is past highWaterMark. */
-  _send(chunk, encoding, cb) {
+  _send(chunk, encoding, cb, hold = false) {
     let latin1 = false;
     if (typeof chunk === 'string') {
       if (isLatin1(encoding)) latin1 = true;
@@ -76,9 +100,19 @@ class FastSocket extends Duplex {
       }
     }
     const hwm = this.writableHighWaterMark;
-    const queued = binding.raw(this[kId], -1, chunk, latin1, hwm);
+    let defer = hold;
+    if (this[kMode] === MODE_RAW) {
+      defer = hold || (this[kCoalesce] && this[kInTask]);
+      this[kCoalesce] = false;
+      if (!this[kInTask]) {
+        this[kInTask] = true;
+        queueMicrotask(() => endTask(this));
+      }
+    }
+    // Held bytes have not been offered to the kernel yet, so they are no backpressure.
+    const queued = binding.raw(this[kId], -1, chunk, latin1, defer ? Infinity : hwm, defer);
     if (cb === null) return;
-    if (queued >= hwm) {
+    if (!defer && queued >= hwm) {
       const held = this[kPendingWrites];
       this[kPendingWrites] = held === null ? cb : [].concat(held, cb);
     } else {
@@ -326,6 +360,11 @@ class Parser {
   finish() {}
   pause() {}
   resume() {}
+}
+
+function endTask(socket) {
+  socket[kInTask] = false;
+  if (!socket[kClosed]) binding.flush(socket[kId]);
 }
 
 function socketOnData() {}

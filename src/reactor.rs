@@ -85,6 +85,8 @@ pub struct Server {
 pub struct Counters {
     pub native_to_js: u64,
     pub js_to_native: u64,
+    /// write(2) calls on connections (what write coalescing saves).
+    pub write_calls: u64,
 }
 
 #[derive(Default, Debug, Clone, Copy)]
@@ -260,7 +262,10 @@ impl Reactor {
         c.flags &= !C_DIRTY;
         c.out.tentative = None;
         let mut error = 0;
+        let mut calls = 0;
+        let mut blocked = false;
         while !c.out.is_flushed() {
+            calls += 1;
             match c.stream.write(c.out.unsent()) {
                 Ok(0) => break,
                 Ok(n) => {
@@ -270,7 +275,8 @@ impl Reactor {
                 }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     c.flags |= C_WAIT_WRITABLE;
-                    return;
+                    blocked = true;
+                    break;
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 Err(e) => {
@@ -279,10 +285,15 @@ impl Reactor {
                 }
             }
         }
+        self.counters.write_calls += calls;
+        if blocked {
+            return;
+        }
         if error != 0 {
             self.close_conn(id, error);
             return;
         }
+        let Some(c) = self.conn(id) else { return };
         c.flags &= !C_WAIT_WRITABLE;
         let eof = c.flags & C_PEER_EOF != 0;
         let mut drained = false;

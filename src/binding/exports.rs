@@ -55,6 +55,7 @@ pub fn register(env: Env, exports: Value) {
         ("end", Some(end)),
         ("raw", Some(raw)),
         ("finish", Some(finish)),
+        ("flush", Some(flush)),
         ("pause", Some(pause)),
         ("inject", Some(inject)),
         ("tap", Some(tap)),
@@ -610,11 +611,18 @@ export!(end, |a| {
     napi::f64v(a.env, q)
 });
 
-// raw(id, seq (-1 = the active response), data, latin1?, highWaterMark) -> queued | -1
+/// Held (deferred) bytes past which a coalescing batch is written at once.
+const COALESCE_LIMIT: usize = 64 * 1024;
+
+// raw(id, seq (-1 = the active response), data, latin1?, highWaterMark, defer?)
+//   -> queued | -1
+// With `defer` the bytes wait in the connection's buffer for flush() (write coalescing on
+// upgraded sockets), unless the held batch passes 64 KB.
 export!(raw, |a| {
     let id = id_of(&a, 0);
     let seq = a.f64(1);
     let latin1 = a.bool(3);
+    let defer = a.bool(5);
     let env = a.env;
     let q = with_output(id, seq, false, |_, out| {
         if a.kind(2) == sys::ValueType::napi_string {
@@ -629,10 +637,19 @@ export!(raw, |a| {
         }
     });
     if q >= 0.0 {
-        reactor::with(|r| r.after_write(id));
+        if !defer || q as usize > COALESCE_LIMIT {
+            reactor::with(|r| r.after_write(id));
+        }
         want_drain(id, q, a.f64(4));
     }
     napi::f64v(a.env, q)
+});
+
+// flush(id): write what coalescing held back (end of the JS task's microtasks).
+export!(flush, |a| {
+    let id = id_of(&a, 0);
+    reactor::with(|r| r.after_write(id));
+    undef(&a)
 });
 
 // finish(id, seq, close): a response written through raw() is complete.
@@ -814,7 +831,8 @@ export!(uncounted stats, |a| {
     )
 });
 
-// counters() -> [nativeToJs, jsToNative]: crossings, for the one-crossing-per-response test.
+// counters() -> [nativeToJs, jsToNative, writeCalls]: crossings (the one-crossing-per-response
+// test) and write(2) calls (the write-coalescing tests).
 export!(uncounted counters, |a| {
     let c = reactor::with(|r| r.counters).unwrap_or_default();
     napi::array(
@@ -822,6 +840,7 @@ export!(uncounted counters, |a| {
         &[
             napi::f64v(a.env, c.native_to_js as f64),
             napi::f64v(a.env, c.js_to_native as f64),
+            napi::f64v(a.env, c.write_calls as f64),
         ],
     )
 });
