@@ -17,6 +17,10 @@ const { isUint8Array } = require('node:util/types');
 const COALESCE_MAX_WRITE = 16 * 1024;
 const kCoalesce = Symbol('fast-http.coalesce');
 const kInTask = Symbol('fast-http.inTask');
+const kBatchCoalesce = Symbol('fast-http.batchCoalesce');
+const kHeld = Symbol('fast-http.held');
+const kRefused = Symbol('fast-http.refused');
+const kEndTask = Symbol('fast-http.endTask');
 
 const kOnTimeout = HTTPParser.kOnTimeout | 0;
 
@@ -43,7 +47,11 @@ class FastSocket extends Duplex {
     this[kReadPaused] = false;
     this[kTapping] = false;
     this[kCoalesce] = false;
+    this[kBatchCoalesce] = true;
     this[kInTask] = false;
+    this[kHeld] = false;
+    this[kRefused] = false;
+    this[kEndTask] = endTask.bind(null, this);
     this[kState] = null;
     this.server = server;
     this._server = server;
@@ -65,14 +73,21 @@ class FastSocket extends Duplex {
   }
 
   _write(chunk, encoding, cb) {
-    this._send(chunk, encoding, cb);
+    this._send(chunk, encoding, cb, false, this[kCoalesce]);
+    this[kCoalesce] = false;
   }
 
   _writev(chunks, cb) {
-    // A corked batch goes out with one write: hold all but the last chunk.
+    // A corked batch goes out with one write: hold all but the last chunk. The batch as a
+    // whole may wait for the end of the task when each of its writes could (ws sends every
+    // frame as a corked header + payload pair).
+    const coalesce = this[kBatchCoalesce];
+    this[kBatchCoalesce] = true;
     const last = chunks.length - 1;
-    for (let i = 0; i < last; i++) this._send(chunks[i].chunk, chunks[i].encoding, null, true);
-    this._send(chunks[last].chunk, chunks[last].encoding, cb, false);
+    for (let i = 0; i < last; i++) {
+      this._send(chunks[i].chunk, chunks[i].encoding, null, true, false);
+    }
+    this._send(chunks[last].chunk, chunks[last].encoding, cb, false, coalesce);
   }
 
   /**
@@ -84,14 +99,39 @@ class FastSocket extends Duplex {
    */
   write(chunk, encoding, cb) {
     if (this[kMode] === MODE_RAW) {
-      this[kCoalesce] = typeof encoding !== 'function' && typeof cb !== 'function' &&
+      const small = typeof encoding !== 'function' && typeof cb !== 'function' &&
         isUint8Array(chunk) && chunk.byteLength <= COALESCE_MAX_WRITE;
+      if (small && !this[kClosed] && !this[kRefused] && this.writableLength === 0 &&
+          !this.writableCorked && !this.writableEnded && !this.destroyed) {
+        // A callback-less write to an idle Writable completes at once and leaves nothing
+        // buffered, so skipping the Writable bookkeeping changes nothing visible. The first
+        // one of a task is sent now, the next ones are held for the end of the task.
+        const hold = this[kInTask];
+        if (hold) {
+          this[kHeld] = true;
+        } else {
+          this[kInTask] = true;
+          queueMicrotask(this[kEndTask]);
+        }
+        const hwm = this.writableHighWaterMark;
+        const left = binding.raw(this[kId], -1, chunk, false, hwm, hold);
+        if (left < hwm) return true;
+        // The batch went out and the kernel refused part of it: backpressure, and 'drain'
+        // once it is taken (onDrain).
+        this[kRefused] = true;
+        return false;
+      }
+      if (this.writableCorked) this[kBatchCoalesce] &&= small;
+      else this[kCoalesce] = small;
     }
     return Duplex.prototype.write.call(this, chunk, encoding, cb);
   }
 
-  /** Hands bytes to the addon; the callback waits while its queue is past highWaterMark. */
-  _send(chunk, encoding, cb, hold = false) {
+  /**
+   * Hands bytes to the addon; the callback waits while its queue is past highWaterMark.
+   * `hold`: part of a batch whose last write follows; `coalesce`: may wait for the task end.
+   */
+  _send(chunk, encoding, cb, hold, coalesce) {
     let latin1 = false;
     if (typeof chunk === 'string') {
       if (isLatin1(encoding)) latin1 = true;
@@ -102,11 +142,11 @@ class FastSocket extends Duplex {
     const hwm = this.writableHighWaterMark;
     let defer = hold;
     if (this[kMode] === MODE_RAW) {
-      defer = hold || (this[kCoalesce] && this[kInTask]);
-      this[kCoalesce] = false;
+      defer = hold || (coalesce && this[kInTask]);
+      if (defer) this[kHeld] = true;
       if (!this[kInTask]) {
         this[kInTask] = true;
-        queueMicrotask(() => endTask(this));
+        queueMicrotask(this[kEndTask]);
       }
     }
     // Held bytes have not been offered to the kernel yet, so they are no backpressure.
@@ -174,6 +214,10 @@ class FastSocket extends Duplex {
   /** The addon wrote everything queued: release held write callbacks. */
   _onDrain() {
     this._releaseWrites();
+    if (this[kRefused]) {
+      this[kRefused] = false;
+      this.emit('drain');
+    }
   }
 
   /** The addon closed the connection (peer reset, end, or a native decision). */
@@ -364,7 +408,8 @@ class Parser {
 
 function endTask(socket) {
   socket[kInTask] = false;
-  if (!socket[kClosed]) binding.flush(socket[kId]);
+  if (socket[kHeld] && !socket[kClosed]) binding.flush(socket[kId]);
+  socket[kHeld] = false;
 }
 
 function socketOnData() {}

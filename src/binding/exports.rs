@@ -615,7 +615,7 @@ export!(end, |a| {
 const COALESCE_LIMIT: usize = 64 * 1024;
 
 // raw(id, seq (-1 = the active response), data, latin1?, highWaterMark, defer?)
-//   -> queued | -1
+//   -> bytes still unsent after trying to write | 0 when held (defer) | -1 when closed
 // With `defer` the bytes wait in the connection's buffer for flush() (write coalescing on
 // upgraded sockets), unless the held batch passes 64 KB.
 export!(raw, |a| {
@@ -624,25 +624,45 @@ export!(raw, |a| {
     let latin1 = a.bool(3);
     let defer = a.bool(5);
     let env = a.env;
-    let q = with_output(id, seq, false, |_, out| {
+    // Appended straight into the connection's buffer: this is the per-write hot path of
+    // upgraded sockets.
+    let q = reactor::with(|r| {
+        let Some(c) = r.conn(id) else { return -1.0 };
+        if c.flags & C_WRITE_SHUT != 0 {
+            return -1.0;
+        }
+        let seq = if seq < 0.0 { c.out.active } else { seq as u32 };
+        let Some(t) = c.out.target(seq) else {
+            return c.out.queued() as f64;
+        };
         if a.kind(2) == sys::ValueType::napi_string {
             let enc = if latin1 {
                 napi::Encoding::Latin1
             } else {
                 napi::Encoding::Utf8
             };
-            napi::string_into(env, a.argv[2], out, enc);
+            napi::string_into(env, a.argv[2], t, enc);
         } else if let Some(b) = a.bytes(2) {
-            out.extend_from_slice(b);
+            t.extend_from_slice(b);
         }
-    });
-    if q >= 0.0 {
-        if !defer || q as usize > COALESCE_LIMIT {
-            reactor::with(|r| r.after_write(id));
-        }
-        want_drain(id, q, a.f64(4));
+        c.out.queued() as f64
+    })
+    .unwrap_or(-1.0);
+    if q < 0.0 {
+        return napi::f64v(a.env, q);
     }
-    napi::f64v(a.env, q)
+    if defer && q as usize <= COALESCE_LIMIT {
+        // Held, not refused: no backpressure yet.
+        return napi::f64v(a.env, 0.0);
+    }
+    // What the kernel did not take (inside a batch, everything until the batch ends).
+    let left = reactor::with(|r| {
+        r.after_write(id);
+        r.conn(id).map(|c| c.out.queued() as f64).unwrap_or(-1.0)
+    })
+    .unwrap_or(-1.0);
+    want_drain(id, left, a.f64(4));
+    napi::f64v(a.env, left)
 });
 
 // flush(id): write what coalescing held back (end of the JS task's microtasks).
