@@ -28,6 +28,12 @@ const SCRATCH: usize = 64 * 1024;
 const OUTPUT_HIGH_WATER: usize = 64 * 1024;
 /// Reads per connection per readiness event before yielding to other connections.
 const READS_PER_EVENT: usize = 16;
+/// Output buffers above this size are pooled instead of freed...
+const SMALL_BUFFER: usize = 16 * 1024;
+/// ...up to this size...
+const POOLED_MAX: usize = 1024 * 1024;
+/// ...and this many of them.
+const POOL_SIZE: usize = 16;
 
 pub const S_HAS_CONNECTION: u32 = 1;
 pub const S_HAS_CLIENT_ERROR: u32 = 1 << 1;
@@ -130,6 +136,7 @@ pub struct Reactor {
     free: Vec<u32>,
     scratch: Vec<u8>,
     dirty: Vec<u64>,
+    pool: Vec<Vec<u8>>,
     deferred: VecDeque<Deferred>,
     /// Connections that had more to read when they yielded; resumed on the next loop turn.
     yielded: Vec<u64>,
@@ -188,6 +195,27 @@ impl Reactor {
 
     pub fn server(&mut self, sid: u32) -> Option<&mut Server> {
         self.servers.get_mut(sid as usize).and_then(|s| s.as_mut())
+    }
+
+    /// An output buffer with room for `want` bytes, reusing a pooled one for large writes.
+    pub fn out_buffer(&mut self, want: usize) -> Vec<u8> {
+        if want > SMALL_BUFFER {
+            if let Some(mut b) = self.pool.pop() {
+                b.reserve(want);
+                return b;
+            }
+        }
+        Vec::with_capacity(want)
+    }
+
+    pub fn recycle(&mut self, mut buf: Vec<u8>) {
+        if buf.capacity() > SMALL_BUFFER
+            && buf.capacity() <= POOLED_MAX
+            && self.pool.len() < POOL_SIZE
+        {
+            buf.clear();
+            self.pool.push(buf);
+        }
     }
 
     pub fn status_line(&self, code: u16) -> Option<&[u8]> {
@@ -285,7 +313,17 @@ impl Reactor {
                 }
             }
         }
+        // A written-out connection keeps no output memory; large buffers go back to a small
+        // pool so the next large response does not pay for a fresh allocation.
+        let spare = if !blocked && c.out.is_flushed() && c.out.buf.capacity() > 0 {
+            Some(std::mem::take(&mut c.out.buf))
+        } else {
+            None
+        };
         self.counters.write_calls += calls;
+        if let Some(buf) = spare {
+            self.recycle(buf);
+        }
         if blocked {
             return;
         }
@@ -640,6 +678,7 @@ pub fn install(
         free: Vec::new(),
         scratch: vec![0; SCRATCH],
         dirty: Vec::new(),
+        pool: Vec::new(),
         deferred: VecDeque::new(),
         yielded: Vec::new(),
         timers: BinaryHeap::new(),

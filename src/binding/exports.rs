@@ -411,18 +411,20 @@ fn with_output(
     tentative: bool,
     f: impl FnOnce(&mut Reactor, &mut Vec<u8>),
 ) -> f64 {
-    with_output_ex(id, seq, tentative, false, f)
+    with_output_ex(id, seq, tentative, false, 256, f)
 }
 
+/// `size`: about how many bytes `f` appends (one allocation instead of repeated growth).
 fn with_output_ex(
     id: u64,
     seq: f64,
     tentative: bool,
     appended: bool,
+    size: usize,
     f: impl FnOnce(&mut Reactor, &mut Vec<u8>),
 ) -> f64 {
     reactor::with(|r| {
-        let mut out = Vec::new();
+        let mut out = r.out_buffer(size);
         let seq = {
             let Some(c) = r.conn(id) else { return -1.0 };
             if seq < 0.0 {
@@ -450,11 +452,13 @@ fn with_output_ex(
         if tentative && active {
             c.out.tentative = Some(at);
         }
-        if appended {
+        let result = if appended {
             added
         } else {
             c.out.queued() as f64
-        }
+        };
+        r.recycle(out);
+        result
     })
     .unwrap_or(-1.0)
 }
@@ -499,12 +503,19 @@ fn body_len(env: Env, body: &Body<'_>) -> usize {
 export!(respond, |a| {
     let (id, seq, status, flags) = (id_of(&a, 0), a.u32(1), a.u32(2) as u16, a.u32(6));
     let body = body_of(&a, 5);
-    let q = with_output_ex(id, seq as f64, flags & R_TENTATIVE != 0, true, |r, out| {
-        put_head(r, &a, out, status, 3, 4, flags);
-        let len = body_len(a.env, &body);
-        auto_headers_for(r, id, out, flags, len);
-        put_full_body(&a, out, &body, flags, 7);
-    });
+    let len = body_len(a.env, &body);
+    let q = with_output_ex(
+        id,
+        seq as f64,
+        flags & R_TENTATIVE != 0,
+        true,
+        512 + len,
+        |r, out| {
+            put_head(r, &a, out, status, 3, 4, flags);
+            auto_headers_for(r, id, out, flags, len);
+            put_full_body(&a, out, &body, flags, 7);
+        },
+    );
     if q >= 0.0 {
         after(id, seq, true, flags & R_CLOSE_AFTER != 0);
     }
@@ -516,10 +527,18 @@ export!(respond, |a| {
 export!(send, |a| {
     let (id, seq, flags) = (id_of(&a, 0), a.u32(1), a.u32(4));
     let body = body_of(&a, 3);
-    let q = with_output_ex(id, seq as f64, flags & R_TENTATIVE != 0, true, |_, out| {
-        head_text(&a, 2, out, flags);
-        put_full_body(&a, out, &body, flags, 5);
-    });
+    let size = 512 + body_len(a.env, &body);
+    let q = with_output_ex(
+        id,
+        seq as f64,
+        flags & R_TENTATIVE != 0,
+        true,
+        size,
+        |_, out| {
+            head_text(&a, 2, out, flags);
+            put_full_body(&a, out, &body, flags, 5);
+        },
+    );
     if q >= 0.0 {
         after(id, seq, true, flags & R_CLOSE_AFTER != 0);
     }
