@@ -274,7 +274,8 @@ pub fn parse_request(
                 errors::CL_WITH_TE
             });
         }
-        if facts.te_chunked_any && !facts.te_chunked_last {
+        // Chunked must be the last coding, and applied only once (RFC 9112 §6.1).
+        if (facts.te_chunked_any && !facts.te_chunked_last) || facts.te_chunked_count > 1 {
             return Err(errors::INVALID_TE_VALUE);
         }
         flags |= F_HAS_BODY
@@ -426,6 +427,7 @@ struct HeaderFacts {
     te_after_cl: bool,
     te_chunked_last: bool,
     te_chunked_any: bool,
+    te_chunked_count: usize,
     conn_close: bool,
     conn_keep_alive: bool,
     conn_upgrade: bool,
@@ -519,9 +521,12 @@ fn header_fact(name: &[u8], value: &[u8], facts: &mut HeaderFacts) -> Result<(),
             if let Some(last) = value.rsplit(|&b| b == b',').next() {
                 facts.te_chunked_last = trim(last).eq_ignore_ascii_case(b"chunked");
             }
-            facts.te_chunked_any |= value
+            let chunked = value
                 .split(|&b| b == b',')
-                .any(|t| trim(t).eq_ignore_ascii_case(b"chunked"));
+                .filter(|t| trim(t).eq_ignore_ascii_case(b"chunked"))
+                .count();
+            facts.te_chunked_any |= chunked > 0;
+            facts.te_chunked_count += chunked;
         }
         _ => {}
     }
@@ -645,6 +650,10 @@ mod tests {
         );
         assert_eq!(
             e(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked, gzip\r\n\r\n"),
+            "HPE_INVALID_TRANSFER_ENCODING"
+        );
+        assert_eq!(
+            e(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n"),
             "HPE_INVALID_TRANSFER_ENCODING"
         );
         let h = parse(b"POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n")

@@ -150,6 +150,12 @@ const MALFORMED = [
     code: 'HPE_INVALID_TRANSFER_ENCODING',
   },
   {
+    name: 'Transfer-Encoding chunked applied twice',
+    request: raw('POST / HTTP/1.1', H, 'Transfer-Encoding: chunked',
+                 'Transfer-Encoding: chunked', '', '0', '', ''),
+    code: 'HPE_INVALID_TRANSFER_ENCODING',
+  },
+  {
     name: 'request Transfer-Encoding without chunked',
     request: raw('POST / HTTP/1.1', H, 'Transfer-Encoding: gzip', '', 'abc'),
     code: 'HPE_INVALID_TRANSFER_ENCODING',
