@@ -2,6 +2,10 @@
 // What happens on each native event, following lib/_http_server.js (parserOnIncoming,
 // resOnFinish, socketOnTimeout, socketOnError, ...) with the parser and net.Socket replaced
 // by the addon. No per-request closures: listeners are shared functions using `this`.
+const {
+  F_HTTP11, F_KEEP_ALIVE, F_UPGRADE, F_EXPECT_CONTINUE,
+  F_EXPECT_OTHER, F_BODY_DONE, F_HOST, F_CONNECT,
+} = require('./flags');
 const { binding, servers, sockets, init } = require('./native');
 const {
   METHODS, kIncomingMessage, kServerResponse, kUniqueHeaders, kNeedDrain,
@@ -12,15 +16,6 @@ const errors = require('./errors');
 const {
   kId, kSeq, kState, kNativeDone, kBodyReq, kEagerHeaders, kMode,
 } = require('./symbols');
-
-const F_HTTP11 = 1;
-const F_KEEP_ALIVE = 1 << 1;
-const F_UPGRADE = 1 << 2;
-const F_EXPECT_CONTINUE = 1 << 3;
-const F_EXPECT_OTHER = 1 << 4;
-const F_BODY_DONE = 1 << 6;
-const F_HOST = 1 << 7;
-const F_CONNECT = 1 << 8;
 
 const EMPTY = Buffer.alloc(0);
 

@@ -54,41 +54,29 @@ class IncomingMessage extends NodeIncomingMessage {
   }
 }
 
-Object.defineProperty(IncomingMessage.prototype, 'rawHeaders', {
-  __proto__: null,
-  configurable: true,
-  enumerable: true,
-  get() {
-    let v = this[kRawHeaders];
-    if (v === null) {
-      v = this[kRawHeaders] = parseHeaderBlock(this[kHeaderBlock], entryLimit(this));
-      this[kHeadersCount] = v.length;
-      this[kHeaderBlock] = '';
-    }
-    return v;
-  },
-  set(v) {
-    this[kRawHeaders] = v;
-  },
-});
+/** rawHeaders / rawTrailers: parsed from the addon's block on first read. */
+function lazyLines(name, kBlock, kLines, kCount) {
+  Object.defineProperty(IncomingMessage.prototype, name, {
+    __proto__: null,
+    configurable: true,
+    enumerable: true,
+    get() {
+      let v = this[kLines];
+      if (v === null) {
+        v = this[kLines] = parseHeaderBlock(this[kBlock], entryLimit(this));
+        this[kCount] = v.length;
+        this[kBlock] = '';
+      }
+      return v;
+    },
+    set(v) {
+      this[kLines] = v;
+    },
+  });
+}
 
-Object.defineProperty(IncomingMessage.prototype, 'rawTrailers', {
-  __proto__: null,
-  configurable: true,
-  enumerable: true,
-  get() {
-    let v = this[kRawTrailers];
-    if (v === null) {
-      v = this[kRawTrailers] = parseHeaderBlock(this[kTrailerBlock], entryLimit(this));
-      this[kTrailersCount] = v.length;
-      this[kTrailerBlock] = '';
-    }
-    return v;
-  },
-  set(v) {
-    this[kRawTrailers] = v;
-  },
-});
+lazyLines('rawHeaders', kHeaderBlock, kRawHeaders, kHeadersCount);
+lazyLines('rawTrailers', kTrailerBlock, kRawTrailers, kTrailersCount);
 
 /**
  * Gives `req` its header lines: lazily on fast-http's class, eagerly (node's way) on a

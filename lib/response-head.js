@@ -4,21 +4,14 @@
 // the head: the user's header lines come back as one string, and what node would append
 // (Date, Connection, Keep-Alive, Content-Length, Transfer-Encoding) as flag bits.
 const {
+  R_DATE, R_CONN_KEEP_ALIVE, R_CONN_CLOSE, R_CONTENT_LENGTH,
+  R_CHUNKED, R_NO_BODY, R_CLOSE_AFTER, R_KA_TIMEOUT,
+  R_FRAME,
+} = require('./flags');
+const {
   STATUS_CODES, kOutHeaders, kUniqueHeaders,
 } = require('./node-internals');
 const errors = require('./errors');
-
-const R_DATE = 1;
-const R_CONN_KEEP_ALIVE = 1 << 1;
-const R_CONN_CLOSE = 1 << 2;
-const R_CONTENT_LENGTH = 1 << 3;
-const R_CHUNKED = 1 << 4;
-const R_NO_BODY = 1 << 5;
-const R_CLOSE_AFTER = 1 << 6;
-const R_KA_TIMEOUT = 1 << 7;
-const R_FRAME = 1 << 9;
-const R_TENTATIVE = 1 << 10;
-const R_UTF8_HEAD = 1 << 11;
 
 const RE_CONN_CLOSE = /(?:^|\W)close(?:$|\W)/i;
 const RE_TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i;
@@ -173,6 +166,4 @@ function bodyFlags(res) {
   return flags;
 }
 
-module.exports = {
-  implicitHead, bodyFlags, R_NO_BODY, R_FRAME, R_CLOSE_AFTER, R_CHUNKED, R_TENTATIVE, R_UTF8_HEAD,
-};
+module.exports = { implicitHead, bodyFlags };

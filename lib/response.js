@@ -10,9 +10,8 @@ const {
 } = require('./node-internals');
 const { binding } = require('./native');
 const { kId, kSeq, kNativeDone, kMode, kState } = require('./symbols');
-const {
-  implicitHead, bodyFlags, R_NO_BODY, R_FRAME, R_TENTATIVE, R_UTF8_HEAD,
-} = require('./response-head');
+const { implicitHead, bodyFlags } = require('./response-head');
+const { R_NO_BODY, R_TENTATIVE, R_UTF8_HEAD } = require('./flags');
 
 /**
  * node writes the head together with the first body chunk when that chunk is a string
@@ -108,4 +107,4 @@ class ServerResponse extends NodeServerResponse {
   }
 }
 
-module.exports = { ServerResponse, NATIVE_HEAD, R_FRAME };
+module.exports = { ServerResponse, NATIVE_HEAD };

@@ -3,6 +3,11 @@
 // holds) with listening, accepting and connection bookkeeping in the addon. Settings that
 // the addon acts on (timeouts, keep-alive, header size, which events have listeners) are
 // accessors that push the new values down when they change.
+const {
+  S_HAS_CONNECTION, S_HAS_CLIENT_ERROR, S_HAS_TIMEOUT, S_HAS_UPGRADE,
+  S_HAS_CONNECT, S_NO_DELAY, S_KEEP_ALIVE, S_HALF_OPEN,
+  S_LENIENT,
+} = require('./flags');
 const net = require('node:net');
 const dns = require('node:dns');
 const { binding, servers } = require('./native');
@@ -19,16 +24,6 @@ const {
   kSid, kConfig, kListening, kAddress, kFallbackSockets, kEagerHeaders, kClosed,
 } = require('./symbols');
 const stats = require('./stats');
-
-const S_HAS_CONNECTION = 1;
-const S_HAS_CLIENT_ERROR = 1 << 1;
-const S_HAS_TIMEOUT = 1 << 2;
-const S_HAS_UPGRADE = 1 << 3;
-const S_HAS_CONNECT = 1 << 4;
-const S_NO_DELAY = 1 << 5;
-const S_KEEP_ALIVE = 1 << 6;
-const S_HALF_OPEN = 1 << 7;
-const S_LENIENT = 1 << 8;
 
 /** node's isLenient(): the process-wide --insecure-http-parser flag. */
 const processLenient = process.execArgv.includes('--insecure-http-parser') ||
