@@ -187,8 +187,6 @@ pub struct Conn {
     /// The decoder of the request body being read, if any.
     pub body: Option<Decoder>,
     pub body_seq: u32,
-    /// Body bytes go to JS (false once the response finished early: they are dropped).
-    pub body_to_js: bool,
     pub next_seq: u32,
     pub out: OutQueue,
     pub flags: u32,
@@ -219,7 +217,6 @@ impl Conn {
             rbuf: BytesMut::new(),
             body: None,
             body_seq: 0,
-            body_to_js: false,
             next_seq: 0,
             out: OutQueue::default(),
             flags: C_REF | C_HOLDS_REF,

@@ -591,10 +591,8 @@ impl Reactor {
             // asked to close (next_action).
             c.flags |= C_NO_MORE_REQUESTS;
         }
-        // The rest of an unread request body is read and dropped (node's req._dump()).
-        if c.body.is_some() && c.body_seq < c.out.active {
-            c.body_to_js = false;
-        }
+        // The rest of the request body still goes to JS: the app may read it after
+        // responding, and node's req._dump() decides when it is dropped.
         let idle = c.inflight == 0;
         let peer_eof = c.flags & C_PEER_EOF != 0;
         let throttled = c.flags & C_THROTTLED != 0;
@@ -1146,27 +1144,16 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Action {
     }
     if let Some(mut dec) = c.body {
         let seq = c.body_seq;
-        let to_js = c.body_to_js;
         let step = dec.step(buf, 16 * 1024);
         c.body = Some(dec);
         return match step {
             Err(e) => Action::Error(e),
-            Ok((n, Event::Data(a, b))) => {
-                if to_js {
-                    Action::Body(n, seq, (a, b))
-                } else {
-                    Action::Consume(n)
-                }
-            }
+            Ok((n, Event::Data(a, b))) => Action::Body(n, seq, (a, b)),
             Ok((n, Event::Done(t))) => {
                 c.body = None;
                 c.req_start = 0;
                 c.headers_done = false;
-                if to_js {
-                    Action::BodyEnd(n, seq, t)
-                } else {
-                    Action::Consume(n)
-                }
+                Action::BodyEnd(n, seq, t)
             }
             Ok((0, Event::NeedMore)) => Action::Stop,
             Ok((n, Event::NeedMore)) => Action::Consume(n),
@@ -1245,12 +1232,10 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Action {
             Framing::Length(n) => {
                 c.body = Some(Decoder::for_length(n));
                 c.body_seq = seq;
-                c.body_to_js = true;
             }
             Framing::Chunked => {
                 c.body = Some(Decoder::chunked());
                 c.body_seq = seq;
-                c.body_to_js = true;
             }
         }
         if flags & parse::F_KEEP_ALIVE == 0 {

@@ -155,3 +155,22 @@ test('Expect with an unknown expectation gets 417', (t) => compare(t, {
   until: 1,
   check: (s) => assert.match(s.wire, /^HTTP\/1\.1 417 Expectation Failed\r\n/),
 }));
+
+test('body read after the response ended, then the next request', (t) => compare(t, {
+  // The app answers first and reads the body afterwards: every byte and 'end' must still
+  // reach it, and the connection must go on to the next request.
+  handler: (req, res, observer) => {
+    res.end('early\n');
+    let n = 0;
+    req.on('data', (d) => { n += d.length; });
+    req.on('end', () => observer.requests.push({ url: req.url, late: n, trailers: req.trailers }));
+  },
+  request: raw('POST /late HTTP/1.1', 'Host: localhost', 'Transfer-Encoding: chunked', '',
+               '5', 'hello', '6', ' world', '0', 'X-T: 1', '', '') +
+           raw('GET /next HTTP/1.1', 'Host: localhost', '', ''),
+  until: 2,
+  check: (s, obs) => {
+    assert.deepEqual(obs.requests.map((r) => r.late), [11, 0]);
+    assert.deepEqual(obs.requests[0].trailers, { 'x-t': '1' });
+  },
+}));
