@@ -180,7 +180,35 @@ function assignSocket(res, socket) {
   socket._httpMessage = res;
   res.socket = socket;
   res.emit('socket', socket);
-  res._flush();
+  if (res[kNativeDone] && onlyCallbacks(res.outputData)) {
+    releaseWaiting(res);
+  } else {
+    res._flush();
+  }
+}
+
+function onlyCallbacks(outputData) {
+  for (let i = 0; i < outputData.length; i++) {
+    if (outputData[i].data.length !== 0) return false;
+  }
+  return true;
+}
+
+/**
+ * A pipelined response the addon already wrote while it waited: what node's _flush() would
+ * do with its queued entries (all empty writes carrying 'finish'), minus the empty socket
+ * writes: callbacks run a tick later, as after a write, then 'prefinish'.
+ */
+function releaseWaiting(res) {
+  const outputData = res.outputData;
+  res.outputData = [];
+  res._onPendingData(-res.outputSize);
+  res.outputSize = 0;
+  for (let i = 0; i < outputData.length; i++) {
+    const cb = outputData[i].callback;
+    if (typeof cb === 'function') process.nextTick(cb);
+  }
+  if (res.finished) res._finish();
 }
 
 function detachSocket(res, socket) {
