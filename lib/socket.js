@@ -51,7 +51,7 @@ class FastSocket extends Duplex {
     this[kInTask] = false;
     this[kHeld] = false;
     this[kRefused] = false;
-    this[kEndTask] = endTask.bind(null, this);
+    this[kEndTask] = null;
     this[kState] = null;
     this.server = server;
     this._server = server;
@@ -110,8 +110,7 @@ class FastSocket extends Duplex {
         if (hold) {
           this[kHeld] = true;
         } else {
-          this[kInTask] = true;
-          queueMicrotask(this[kEndTask]);
+          this._startTask();
         }
         const hwm = this.writableHighWaterMark;
         const left = binding.raw(this[kId], -1, chunk, false, hwm, hold);
@@ -144,10 +143,7 @@ class FastSocket extends Duplex {
     if (this[kMode] === MODE_RAW) {
       defer = hold || (coalesce && this[kInTask]);
       if (defer) this[kHeld] = true;
-      if (!this[kInTask]) {
-        this[kInTask] = true;
-        queueMicrotask(this[kEndTask]);
-      }
+      if (!this[kInTask]) this._startTask();
     }
     // Held bytes have not been offered to the kernel yet, so they are no backpressure.
     const queued = binding.raw(this[kId], -1, chunk, latin1, defer ? Infinity : hwm, defer);
@@ -209,6 +205,14 @@ class FastSocket extends Duplex {
     this[kPendingWrites] = null;
     if (typeof held === 'function') held(err);
     else for (const cb of held) cb(err);
+  }
+
+  /** Marks the current JS task as one this socket wrote in; its end flushes held writes. */
+  _startTask() {
+    this[kInTask] = true;
+    // Made on first use: only upgraded sockets that write need it.
+    this[kEndTask] ??= endTask.bind(null, this);
+    queueMicrotask(this[kEndTask]);
   }
 
   /** The addon wrote everything queued: release held write callbacks. */
