@@ -26,7 +26,6 @@ module.exports = {
   R_UTF8_HEAD: 1 << 11,
 
   S_HAS_CONNECTION: 1,
-  S_HAS_CLIENT_ERROR: 1 << 1,
   S_HAS_TIMEOUT: 1 << 2,
   S_HAS_UPGRADE: 1 << 3,
   S_HAS_CONNECT: 1 << 4,

@@ -4,7 +4,7 @@
 // the addon acts on (timeouts, keep-alive, header size, which events have listeners) are
 // accessors that push the new values down when they change.
 const {
-  S_HAS_CONNECTION, S_HAS_CLIENT_ERROR, S_HAS_TIMEOUT, S_HAS_UPGRADE,
+  S_HAS_CONNECTION, S_HAS_TIMEOUT, S_HAS_UPGRADE,
   S_HAS_CONNECT, S_NO_DELAY, S_KEEP_ALIVE, S_HALF_OPEN,
   S_LENIENT,
 } = require('./flags');
@@ -32,7 +32,6 @@ const processLenient = process.execArgv.includes('--insecure-http-parser') ||
 const LISTENER_FLAGS = {
   __proto__: null,
   connection: S_HAS_CONNECTION,
-  clientError: S_HAS_CLIENT_ERROR,
   timeout: S_HAS_TIMEOUT,
   upgrade: S_HAS_UPGRADE,
   connect: S_HAS_CONNECT,

@@ -11,7 +11,6 @@ module.exports = {
   kRawHeaders: Symbol('fast-http.rawHeaders'),
   kTrailerBlock: Symbol('fast-http.trailerBlock'),
   kRawTrailers: Symbol('fast-http.rawTrailers'),
-  kPendingHead: Symbol('fast-http.pendingHead'),
   kNativeDone: Symbol('fast-http.nativeDone'),
   kMode: Symbol('fast-http.socketMode'),
   kPendingWrites: Symbol('fast-http.pendingWrites'),

@@ -39,8 +39,6 @@ pub const C_DISCARD_INPUT: u32 = 1 << 12;
 pub const C_KEEP_ALIVE_IDLE: u32 = 1 << 13;
 /// Reads are delivered raw to JS (after 'upgrade' / 'connect').
 pub const C_UPGRADED: u32 = 1 << 14;
-/// The connection was served at least one request.
-pub const C_SERVED: u32 = 1 << 15;
 /// The last request asked to close the connection (Connection: close, HTTP/1.0).
 pub const C_CLOSE_REQUESTED: u32 = 1 << 16;
 /// The connection currently counts in the reactor's loop references.

@@ -36,7 +36,6 @@ const POOLED_MAX: usize = 1024 * 1024;
 const POOL_SIZE: usize = 16;
 
 pub const S_HAS_CONNECTION: u32 = 1;
-pub const S_HAS_CLIENT_ERROR: u32 = 1 << 1;
 pub const S_HAS_TIMEOUT: u32 = 1 << 2;
 pub const S_HAS_UPGRADE: u32 = 1 << 3;
 pub const S_HAS_CONNECT: u32 = 1 << 4;
@@ -1211,7 +1210,6 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Action {
     c.inflight += 1;
     c.requests += 1;
     c.headers_done = true;
-    c.flags |= C_SERVED;
     let mut consumed = head.head_len;
     let mut body = None;
     if upgrade {

@@ -47,7 +47,6 @@ pub const INVALID_HEADER_VALUE: ParseError =
 pub const CR_EXPECTED: ParseError =
     ParseError::new("HPE_CR_EXPECTED", "Missing expected CR after header value");
 pub const LF_EXPECTED: ParseError = ParseError::new("HPE_LF_EXPECTED", "Expected LF after CR");
-pub const STRICT_CRLF: ParseError = ParseError::new("HPE_STRICT", "Expected CRLF after version");
 pub const HEADER_OVERFLOW: ParseError = ParseError::new("HPE_HEADER_OVERFLOW", "Header overflow");
 pub const INVALID_CONTENT_LENGTH: ParseError = ParseError::new(
     "HPE_INVALID_CONTENT_LENGTH",
@@ -83,8 +82,6 @@ pub const CHUNK_EXTENSIONS: ParseError =
     ParseError::new("HPE_STRICT", "Invalid character in chunk extensions");
 pub const CHUNK_EXTENSIONS_OVERFLOW: ParseError =
     ParseError::new("HPE_CHUNK_EXTENSIONS_OVERFLOW", "Chunk extensions overflow");
-pub const CHUNK_DATA_CR: ParseError =
-    ParseError::new("HPE_CR_EXPECTED", "Missing expected CR after chunk data");
 pub const CHUNK_DATA_LF: ParseError = ParseError::new("HPE_STRICT", "Expected LF after chunk data");
 pub const CHUNK_SIZE_CR: ParseError =
     ParseError::new("HPE_CR_EXPECTED", "Missing expected CR after chunk size");
