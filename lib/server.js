@@ -275,10 +275,18 @@ Server.prototype.listen = function listen(...args) {
   throw errors.ERR_INVALID_ARG_VALUE('options', options);
 };
 
-/** No host: IPv6 any-address (dual stack), else IPv4, like libuv's default. */
+/** errno of EADDRINUSE: libuv reports it from listen(), after a bind that "succeeded". */
+const UV_EADDRINUSE = require('node:os').constants.errno.EADDRINUSE;
+
+/**
+ * No host: the IPv6 any-address (dual stack), else IPv4 when IPv6 cannot be bound, like
+ * node's listen. A port in use is reported for `::`, as node does.
+ */
 function listenAny(server, port, backlog, reusePort, ipv6Only) {
   const r = binding.listenTcp(server[kSid], '::', port, backlog, reusePort, ipv6Only);
-  if (typeof r === 'number') {
+  if (r === -UV_EADDRINUSE) {
+    process.nextTick(emitError, server, errors.uvException(r, 'listen', '::', port));
+  } else if (typeof r === 'number') {
     listenTcp(server, '0.0.0.0', port, backlog, reusePort, false);
   } else {
     listening(server, { address: r[0], family: r[1], port: r[2] });
