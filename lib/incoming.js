@@ -78,44 +78,39 @@ function lazyLines(name, kBlock, kLines, kCount) {
 lazyLines('rawHeaders', kHeaderBlock, kRawHeaders, kHeadersCount);
 lazyLines('rawTrailers', kTrailerBlock, kRawTrailers, kTrailersCount);
 
+const HEADERS = { name: 'rawHeaders', kBlock: kHeaderBlock, kLines: kRawHeaders, kCount: kHeadersCount };
+const TRAILERS = { name: 'rawTrailers', kBlock: kTrailerBlock, kLines: kRawTrailers, kCount: kTrailersCount };
+
 /**
- * Gives `req` its header lines: lazily on fast-http's class, eagerly (node's way) on a
- * user-supplied IncomingMessage class or when the app is known to swap prototypes.
+ * Gives `req` its header (or trailer) lines: lazily on fast-http's class, eagerly (node's
+ * way) on a user-supplied IncomingMessage class or when the app is known to swap prototypes.
+ * Trailers must be set after `req.complete` is true (node's _addHeaderLines files them by it).
  */
-function setHeaderBlock(req, block, eager) {
+function setLines(req, block, eager, which) {
   if (!eager && req instanceof IncomingMessage) {
-    req[kHeaderBlock] = block;
-    req[kRawHeaders] = null;
+    req[which.kBlock] = block;
+    req[which.kLines] = null;
+    return;
+  }
+  const lines = parseHeaderBlock(block, entryLimit(req));
+  if (req instanceof IncomingMessage) {
+    req[which.kLines] = lines;
+    req[which.kCount] = lines.length;
+    Object.defineProperty(req, which.name, {
+      __proto__: null, value: lines, writable: true, enumerable: true, configurable: true,
+    });
   } else {
-    const lines = parseHeaderBlock(block, entryLimit(req));
-    if (req instanceof IncomingMessage) {
-      req[kRawHeaders] = lines;
-      req[kHeadersCount] = lines.length;
-      Object.defineProperty(req, 'rawHeaders', {
-        __proto__: null, value: lines, writable: true, enumerable: true, configurable: true,
-      });
-    } else {
-      req._addHeaderLines(lines, lines.length);
-    }
+    req._addHeaderLines(lines, lines.length);
   }
 }
 
+function setHeaderBlock(req, block, eager) {
+  setLines(req, block, eager, HEADERS);
+}
+
 function setTrailerBlock(req, block) {
-  if (req instanceof IncomingMessage && Object.getOwnPropertyDescriptor(req, 'rawHeaders') === undefined) {
-    req[kTrailerBlock] = block;
-    req[kRawTrailers] = null;
-  } else {
-    const lines = parseHeaderBlock(block, entryLimit(req));
-    if (req instanceof IncomingMessage) {
-      req[kRawTrailers] = lines;
-      req[kTrailersCount] = lines.length;
-      Object.defineProperty(req, 'rawTrailers', {
-        __proto__: null, value: lines, writable: true, enumerable: true, configurable: true,
-      });
-    } else {
-      req._addHeaderLines(lines, lines.length);
-    }
-  }
+  // Eager headers (an app that swaps prototypes) mean eager trailers too.
+  setLines(req, block, Object.getOwnPropertyDescriptor(req, 'rawHeaders') !== undefined, TRAILERS);
 }
 
 module.exports = { IncomingMessage, parseHeaderBlock, setHeaderBlock, setTrailerBlock };
