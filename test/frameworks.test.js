@@ -13,20 +13,16 @@
 
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert');
-const { spawn } = require('node:child_process');
 const crypto = require('node:crypto');
 const http = require('node:http');
 const path = require('node:path');
-const readline = require('node:readline');
 
 const fastHttp = require('fast-http');
-
-const REGISTER = path.resolve(__dirname, '..', 'lib', 'register.js');
-const FIXTURES = path.join(__dirname, 'fixtures');
+const {
+  startWithRegister, FIXTURES, START_TIMEOUT_MS, STOP_TIMEOUT_MS,
+} = require('./helpers/child-app');
 
 // Bounds only, never expectations: generous enough for a loaded 2-core box.
-const START_TIMEOUT_MS = 30_000;
-const STOP_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 20_000;
 const TEST_TIMEOUT_MS = 60_000;
 
@@ -64,78 +60,6 @@ function closeServer(server) {
     });
     // Keep-alive sockets from earlier requests would otherwise hold close().
     server.closeAllConnections();
-  });
-}
-
-function startWithRegister(fixture) {
-  // The test runner marks its children with NODE_TEST_CONTEXT; the fixtures
-  // treat that as "being run as a test file" and do nothing, so drop it.
-  const env = { ...process.env };
-  delete env.NODE_TEST_CONTEXT;
-  const child = spawn(process.execPath, ['-r', REGISTER, path.join(FIXTURES, fixture)], {
-    env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  // 'close' rather than 'exit': it comes after stderr is fully read, so a
-  // failure report includes all of the child's last words.
-  const exited = new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
-
-  let stopping = false;
-  const stop = async () => {
-    const alreadyExited = child.exitCode !== null || child.signalCode !== null;
-    if (!stopping && alreadyExited) {
-      // Died while serving (e.g. a crash in the native addon): requests will
-      // have failed with ECONNRESET/ECONNREFUSED; surface the reason here.
-      stopping = true;
-      throw new Error(`${fixture} under register died (code ${child.exitCode}, ` +
-        `signal ${child.signalCode})\nstderr:\n${stderr}`);
-    }
-    stopping = true;
-    if (!alreadyExited) {
-      child.stdin.end(); // the fixture exits on stdin EOF
-      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      await exited;
-      clearTimeout(timer);
-    }
-  };
-
-  return new Promise((resolve, reject) => {
-    const fail = (why) => {
-      clearTimeout(timer);
-      stopping = true;
-      stop().finally(() => reject(new Error(`${fixture} under register: ${why}\nstderr:\n${stderr}`)));
-    };
-    const timer = setTimeout(() => fail('did not report its port in time'), START_TIMEOUT_MS);
-    child.once('error', (err) => fail(`spawn failed: ${err.message}`));
-    exited.then(({ code, signal }) => {
-      if (!reported) fail(`exited before reporting its port (code ${code}, signal ${signal})`);
-    });
-    // The status line is the first stdout line that is a JSON object; other
-    // output (e.g. a warning) is ignored here but kept for failure reports.
-    // Keep reading stdout to the end (never pause it) so the child can't
-    // block on a full pipe and its 'close' event is not held up.
-    let reported = false;
-    readline.createInterface({ input: child.stdout }).on('line', (line) => {
-      if (reported || !line.startsWith('{')) {
-        stderr += `[stdout] ${line}\n`;
-        return;
-      }
-      reported = true;
-      clearTimeout(timer);
-      let info;
-      try {
-        info = JSON.parse(line);
-      } catch {
-        fail(`printed ${JSON.stringify(line)} instead of its JSON status line`);
-        return;
-      }
-      resolve({ port: info.port, isFastHttp: info.isFastHttp, close: stop });
-    });
   });
 }
 
@@ -189,211 +113,207 @@ function assertJsonResponse(res, expectedStatus) {
   return JSON.parse(res.body);
 }
 
+/**
+ * The same suite in each mode: `body(srv)` declares the tests; `srv.port` and friends are
+ * filled in by `before`, once the app listens.
+ */
+function frameworkSuite(title, fixture, body) {
+  for (const mode of MODES) {
+    describe(`${title} via ${mode.name}`, { timeout: 4 * TEST_TIMEOUT_MS }, () => {
+      const srv = {};
+      before(async () => {
+        Object.assign(srv, await mode.start(fixture));
+      }, { timeout: START_TIMEOUT_MS + STOP_TIMEOUT_MS });
+      after(async () => {
+        if (srv.close) await srv.close();
+      }, { timeout: 2 * STOP_TIMEOUT_MS });
+
+      it('is served by a fast-http Server', () => {
+        assert.strictEqual(srv.isFastHttp, true);
+      });
+
+      body(srv);
+    });
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Express
 
-for (const mode of MODES) {
-  describe(`Express 4 via ${mode.name}`, { timeout: 4 * TEST_TIMEOUT_MS }, () => {
-    let srv;
-    before(async () => {
-      srv = await mode.start('express-app.js');
-    }, { timeout: START_TIMEOUT_MS + STOP_TIMEOUT_MS });
-    after(async () => {
-      if (srv) await srv.close();
-    }, { timeout: 2 * STOP_TIMEOUT_MS });
+frameworkSuite('Express 4', 'express-app.js', (srv) => {
+  it('res.send(): text/html with ETag and Content-Length', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await request(srv.port);
+    assert.strictEqual(res.status, 200);
+    assert.strictEqual(res.body, 'Hello from Express');
+    assert.strictEqual(res.headers['content-type'], 'text/html; charset=utf-8');
+    assert.strictEqual(res.headers['content-length'], '18');
+    // Express's weak ETag: W/"<length in hex>-<hash>".
+    assert.match(res.headers.etag, /^W\/"12-[^"]+"$/);
+    assert.strictEqual(res.headers['x-powered-by'], 'Express');
+    assert.strictEqual(res.headers['transfer-encoding'], undefined);
+  });
 
-    it('is served by a fast-http Server', () => {
-      assert.strictEqual(srv.isFastHttp, true);
+  it('conditional GET answers 304 from the ETag (req.fresh)', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const first = await request(srv.port);
+    const res = await request(srv.port, { headers: { 'if-none-match': first.headers.etag } });
+    assert.strictEqual(res.status, 304);
+    assert.strictEqual(res.body, '');
+    assert.strictEqual(res.headers.etag, first.headers.etag);
+  });
+
+  it('HEAD sends the headers of GET without a body', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await request(srv.port, { method: 'HEAD' });
+    assert.strictEqual(res.status, 200);
+    assert.strictEqual(res.body, '');
+    assert.strictEqual(res.headers['content-length'], '18');
+    assert.strictEqual(res.headers['content-type'], 'text/html; charset=utf-8');
+  });
+
+  it('res.json() with req.query and req.get("host")', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await request(srv.port, { path: '/json?name=ann&tag=a&tag=b' });
+    assert.deepStrictEqual(assertJsonResponse(res, 200), {
+      hello: 'ann',
+      tags: ['a', 'b'],
+      host: `127.0.0.1:${srv.port}`,
     });
+    assert.match(res.headers.etag, /^W\/"/);
+  });
 
-    it('res.send(): text/html with ETag and Content-Length', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const res = await request(srv.port);
-      assert.strictEqual(res.status, 200);
-      assert.strictEqual(res.body, 'Hello from Express');
-      assert.strictEqual(res.headers['content-type'], 'text/html; charset=utf-8');
-      assert.strictEqual(res.headers['content-length'], '18');
-      // Express's weak ETag: W/"<length in hex>-<hash>".
-      assert.match(res.headers.etag, /^W\/"12-[^"]+"$/);
-      assert.strictEqual(res.headers['x-powered-by'], 'Express');
-      assert.strictEqual(res.headers['transfer-encoding'], undefined);
+  it('express.json() parses a POST body; res.status(201)', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const payload = { n: 1, s: 'héllo wörld', list: [1, 2, 3] };
+    const res = await request(srv.port, {
+      method: 'POST',
+      path: '/echo-json',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(payload),
     });
-
-    it('conditional GET answers 304 from the ETag (req.fresh)', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const first = await request(srv.port);
-      const res = await request(srv.port, { headers: { 'if-none-match': first.headers.etag } });
-      assert.strictEqual(res.status, 304);
-      assert.strictEqual(res.body, '');
-      assert.strictEqual(res.headers.etag, first.headers.etag);
-    });
-
-    it('HEAD sends the headers of GET without a body', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const res = await request(srv.port, { method: 'HEAD' });
-      assert.strictEqual(res.status, 200);
-      assert.strictEqual(res.body, '');
-      assert.strictEqual(res.headers['content-length'], '18');
-      assert.strictEqual(res.headers['content-type'], 'text/html; charset=utf-8');
-    });
-
-    it('res.json() with req.query and req.get("host")', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const res = await request(srv.port, { path: '/json?name=ann&tag=a&tag=b' });
-      assert.deepStrictEqual(assertJsonResponse(res, 200), {
-        hello: 'ann',
-        tags: ['a', 'b'],
-        host: `127.0.0.1:${srv.port}`,
-      });
-      assert.match(res.headers.etag, /^W\/"/);
-    });
-
-    it('express.json() parses a POST body; res.status(201)', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const payload = { n: 1, s: 'héllo wörld', list: [1, 2, 3] };
-      const res = await request(srv.port, {
-        method: 'POST',
-        path: '/echo-json',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(payload),
-      });
-      assert.deepStrictEqual(assertJsonResponse(res, 201), {
-        received: payload,
-        contentType: 'application/json',
-      });
-    });
-
-    it('express.json() parses a chunked POST body', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const res = await request(srv.port, {
-        method: 'POST',
-        path: '/echo-json',
-        headers: { 'content-type': 'application/json; charset=utf-8' },
-        body: ['{"a":', '[1,', '2]}'],
-      });
-      assert.deepStrictEqual(assertJsonResponse(res, 201), {
-        received: { a: [1, 2] },
-        contentType: 'application/json; charset=utf-8',
-      });
-    });
-
-    it('route params and res.set()', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const res = await request(srv.port, { path: '/users/42' });
-      assert.strictEqual(res.status, 200);
-      assert.strictEqual(res.body, 'user 42');
-      assert.strictEqual(res.headers['x-user-id'], '42');
-      assert.strictEqual(res.headers['content-type'], 'text/plain; charset=utf-8');
-      assert.strictEqual(res.headers['content-length'], '7');
-    });
-
-    it('unknown routes get the default 404', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const res = await request(srv.port, { path: '/nope' });
-      assert.strictEqual(res.status, 404);
-      assert.strictEqual(res.headers['content-type'], 'text/html; charset=utf-8');
-      assert.strictEqual(res.headers['x-content-type-options'], 'nosniff');
-      assert.strictEqual(res.headers['content-length'], String(Buffer.byteLength(res.body)));
-      assert.match(res.body, /Cannot GET \/nope/);
-    });
-
-    it('serves consecutive requests on one keep-alive connection', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-      try {
-        const results = [];
-        for (const urlPath of ['/', '/users/1', '/json']) {
-          results.push(await request(srv.port, { path: urlPath, agent }));
-        }
-        assert.deepStrictEqual(results.map((r) => r.status), [200, 200, 200]);
-        assert.deepStrictEqual(results.map((r) => r.reusedSocket), [false, true, true]);
-        assert.strictEqual(results[1].body, 'user 1');
-      } finally {
-        agent.destroy();
-      }
+    assert.deepStrictEqual(assertJsonResponse(res, 201), {
+      received: payload,
+      contentType: 'application/json',
     });
   });
-}
+
+  it('express.json() parses a chunked POST body', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await request(srv.port, {
+      method: 'POST',
+      path: '/echo-json',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: ['{"a":', '[1,', '2]}'],
+    });
+    assert.deepStrictEqual(assertJsonResponse(res, 201), {
+      received: { a: [1, 2] },
+      contentType: 'application/json; charset=utf-8',
+    });
+  });
+
+  it('route params and res.set()', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await request(srv.port, { path: '/users/42' });
+    assert.strictEqual(res.status, 200);
+    assert.strictEqual(res.body, 'user 42');
+    assert.strictEqual(res.headers['x-user-id'], '42');
+    assert.strictEqual(res.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.strictEqual(res.headers['content-length'], '7');
+  });
+
+  it('unknown routes get the default 404', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await request(srv.port, { path: '/nope' });
+    assert.strictEqual(res.status, 404);
+    assert.strictEqual(res.headers['content-type'], 'text/html; charset=utf-8');
+    assert.strictEqual(res.headers['x-content-type-options'], 'nosniff');
+    assert.strictEqual(res.headers['content-length'], String(Buffer.byteLength(res.body)));
+    assert.match(res.body, /Cannot GET \/nope/);
+  });
+
+  it('serves consecutive requests on one keep-alive connection', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const results = [];
+      for (const urlPath of ['/', '/users/1', '/json']) {
+        results.push(await request(srv.port, { path: urlPath, agent }));
+      }
+      assert.deepStrictEqual(results.map((r) => r.status), [200, 200, 200]);
+      assert.deepStrictEqual(results.map((r) => r.reusedSocket), [false, true, true]);
+      assert.strictEqual(results[1].body, 'user 1');
+    } finally {
+      agent.destroy();
+    }
+  });
+});
 
 // ---------------------------------------------------------------------------
 // Koa
 
-for (const mode of MODES) {
-  describe(`Koa 2 via ${mode.name}`, { timeout: 4 * TEST_TIMEOUT_MS }, () => {
-    let srv;
-    before(async () => {
-      srv = await mode.start('koa-app.js');
-    }, { timeout: START_TIMEOUT_MS + STOP_TIMEOUT_MS });
-    after(async () => {
-      if (srv) await srv.close();
-    }, { timeout: 2 * STOP_TIMEOUT_MS });
+frameworkSuite('Koa 2', 'koa-app.js', (srv) => {
+  it('string body: text/plain with Content-Length', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await request(srv.port);
+    assert.strictEqual(res.status, 200);
+    assert.strictEqual(res.body, 'Hello from Koa');
+    assert.strictEqual(res.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.strictEqual(res.headers['content-length'], '14');
+    assert.strictEqual(res.headers['x-middleware'], 'koa');
+  });
 
-    it('is served by a fast-http Server', () => {
-      assert.strictEqual(srv.isFastHttp, true);
-    });
-
-    it('string body: text/plain with Content-Length', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const res = await request(srv.port);
-      assert.strictEqual(res.status, 200);
-      assert.strictEqual(res.body, 'Hello from Koa');
-      assert.strictEqual(res.headers['content-type'], 'text/plain; charset=utf-8');
-      assert.strictEqual(res.headers['content-length'], '14');
-      assert.strictEqual(res.headers['x-middleware'], 'koa');
-    });
-
-    it('object body: JSON with query and host', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const res = await request(srv.port, { path: '/json?name=bob' });
-      assert.deepStrictEqual(assertJsonResponse(res, 200), {
-        hello: 'bob',
-        method: 'GET',
-        host: `127.0.0.1:${srv.port}`,
-      });
-    });
-
-    it('reads a Content-Length request body from ctx.req', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const body = 'hello, koa';
-      const res = await request(srv.port, { method: 'POST', path: '/echo', body });
-      assert.deepStrictEqual(assertJsonResponse(res, 200), {
-        length: body.length,
-        sha256: crypto.createHash('sha256').update(body).digest('hex'),
-        head: body,
-        chunked: false,
-      });
-    });
-
-    it('reads a large chunked request body from ctx.req', { timeout: TEST_TIMEOUT_MS }, async () => {
-      // 1 MiB in 64 KiB chunks: many reads, exercises request-side flow control.
-      const chunks = [];
-      for (let i = 0; i < 16; i++) chunks.push(Buffer.alloc(64 * 1024, String.fromCharCode(97 + i)));
-      const all = Buffer.concat(chunks);
-      const res = await request(srv.port, { method: 'POST', path: '/echo', body: chunks });
-      assert.deepStrictEqual(assertJsonResponse(res, 200), {
-        length: all.length,
-        sha256: crypto.createHash('sha256').update(all).digest('hex'),
-        head: 'a'.repeat(32),
-        chunked: true,
-      });
-    });
-
-    it('stream body is sent chunked', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const res = await request(srv.port, { path: '/stream' });
-      assert.strictEqual(res.status, 200);
-      assert.strictEqual(res.body, 'a\nb\nc\n');
-      assert.strictEqual(res.headers['content-type'], 'text/plain; charset=utf-8');
-      assert.strictEqual(res.headers['transfer-encoding'], 'chunked');
-      assert.strictEqual(res.headers['content-length'], undefined);
-    });
-
-    it('a thrown error becomes 500 Internal Server Error', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const res = await request(srv.port, { path: '/boom' });
-      assert.strictEqual(res.status, 500);
-      assert.strictEqual(res.body, 'Internal Server Error');
-      assert.strictEqual(res.headers['content-type'], 'text/plain; charset=utf-8');
-      assert.strictEqual(res.headers['content-length'], '21');
-    });
-
-    it('ctx.throw(418) exposes its message', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const res = await request(srv.port, { path: '/teapot' });
-      assert.strictEqual(res.status, 418);
-      assert.strictEqual(res.body, 'short and stout');
-    });
-
-    it('unknown routes get 404 Not Found', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const res = await request(srv.port, { path: '/nope' });
-      assert.strictEqual(res.status, 404);
-      assert.strictEqual(res.body, 'Not Found');
-      assert.strictEqual(res.headers['content-type'], 'text/plain; charset=utf-8');
+  it('object body: JSON with query and host', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await request(srv.port, { path: '/json?name=bob' });
+    assert.deepStrictEqual(assertJsonResponse(res, 200), {
+      hello: 'bob',
+      method: 'GET',
+      host: `127.0.0.1:${srv.port}`,
     });
   });
-}
+
+  it('reads a Content-Length request body from ctx.req', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const body = 'hello, koa';
+    const res = await request(srv.port, { method: 'POST', path: '/echo', body });
+    assert.deepStrictEqual(assertJsonResponse(res, 200), {
+      length: body.length,
+      sha256: crypto.createHash('sha256').update(body).digest('hex'),
+      head: body,
+      chunked: false,
+    });
+  });
+
+  it('reads a large chunked request body from ctx.req', { timeout: TEST_TIMEOUT_MS }, async () => {
+    // 1 MiB in 64 KiB chunks: many reads, exercises request-side flow control.
+    const chunks = [];
+    for (let i = 0; i < 16; i++) chunks.push(Buffer.alloc(64 * 1024, String.fromCharCode(97 + i)));
+    const all = Buffer.concat(chunks);
+    const res = await request(srv.port, { method: 'POST', path: '/echo', body: chunks });
+    assert.deepStrictEqual(assertJsonResponse(res, 200), {
+      length: all.length,
+      sha256: crypto.createHash('sha256').update(all).digest('hex'),
+      head: 'a'.repeat(32),
+      chunked: true,
+    });
+  });
+
+  it('stream body is sent chunked', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await request(srv.port, { path: '/stream' });
+    assert.strictEqual(res.status, 200);
+    assert.strictEqual(res.body, 'a\nb\nc\n');
+    assert.strictEqual(res.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.strictEqual(res.headers['transfer-encoding'], 'chunked');
+    assert.strictEqual(res.headers['content-length'], undefined);
+  });
+
+  it('a thrown error becomes 500 Internal Server Error', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await request(srv.port, { path: '/boom' });
+    assert.strictEqual(res.status, 500);
+    assert.strictEqual(res.body, 'Internal Server Error');
+    assert.strictEqual(res.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.strictEqual(res.headers['content-length'], '21');
+  });
+
+  it('ctx.throw(418) exposes its message', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await request(srv.port, { path: '/teapot' });
+    assert.strictEqual(res.status, 418);
+    assert.strictEqual(res.body, 'short and stout');
+  });
+
+  it('unknown routes get 404 Not Found', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await request(srv.port, { path: '/nope' });
+    assert.strictEqual(res.status, 404);
+    assert.strictEqual(res.body, 'Not Found');
+    assert.strictEqual(res.headers['content-type'], 'text/plain; charset=utf-8');
+  });
+});

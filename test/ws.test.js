@@ -3,26 +3,14 @@
 // an echo round trip and a broadcast to 8 clients, every frame in order.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const path = require('node:path');
-const { spawn } = require('node:child_process');
 const WebSocket = require('ws');
+const { startWithRegister } = require('./helpers/child-app');
 
-const root = path.join(__dirname, '..');
-
-function startApp(t) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath,
-      ['-r', path.join(root, 'lib', 'register.js'), path.join(__dirname, 'fixtures', 'ws-app.js')],
-      { stdio: ['pipe', 'pipe', 'inherit'] });
-    t.after(() => child.stdin.end());
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const nl = out.indexOf('\n');
-      if (nl !== -1) resolve(JSON.parse(out.slice(0, nl)));
-    });
-    child.on('exit', (code) => reject(new Error(`ws app exited with ${code}`)));
-  });
+/** The ws fixture under register; stopped when the test ends. */
+async function startApp(t) {
+  const app = await startWithRegister('ws-app.js');
+  t.after(() => app.close());
+  return app;
 }
 
 /** Opens a client; `first` resolves with the first message, which may arrive in the same
@@ -41,8 +29,8 @@ function nextMessage(ws) {
 }
 
 test('ws echo server on fast-http via register', async (t) => {
-  const { port, fast } = await startApp(t);
-  assert.equal(fast, true);
+  const { port, isFastHttp } = await startApp(t);
+  assert.equal(isFastHttp, true);
   const ws = await open(`ws://127.0.0.1:${port}/echo`);
   for (const msg of ['hello', 'x'.repeat(70000), '']) {
     ws.send(msg);
