@@ -547,16 +547,16 @@ export!(send, |a| {
 
 fn auto_headers_for(r: &mut Reactor, id: u64, out: &mut Vec<u8>, flags: u32, len: usize) {
     let sid = r.conn(id).map(|c| c.server);
-    let date = if flags & R_DATE != 0 {
-        r.date.line().to_vec()
-    } else {
-        Vec::new()
-    };
+    // Borrowed, not copied: this runs for every response.
+    if flags & R_DATE != 0 {
+        r.date.refresh();
+    }
     let ka = sid
-        .and_then(|sid| r.server(sid))
+        .and_then(|sid| r.servers.get(sid as usize))
+        .and_then(|s| s.as_ref())
         .map(|s| s.cfg.ka_line.as_slice())
         .unwrap_or(b"");
-    encode::auto_headers(out, flags, len, &date, ka);
+    encode::auto_headers(out, flags, len, r.date.current(), ka);
 }
 
 // writeHead(id, seq, status, reason|null, headerLines, flags, contentLength) -> queued | -1

@@ -20,6 +20,17 @@ impl Default for DateCache {
 impl DateCache {
     /// `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n` for the current second.
     pub fn line(&mut self) -> &[u8] {
+        self.refresh();
+        &self.line
+    }
+
+    /// The line as of the last `refresh`.
+    pub fn current(&self) -> &[u8] {
+        &self.line
+    }
+
+    /// Rebuilds the line if the second changed.
+    pub fn refresh(&mut self) {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs())
@@ -31,7 +42,6 @@ impl DateCache {
             format_imf_fixdate(now, &mut self.line);
             self.line.extend_from_slice(b"\r\n");
         }
-        &self.line
     }
 }
 
