@@ -10,11 +10,12 @@ const { binding, servers, sockets, init } = require('./native');
 const {
   METHODS, kIncomingMessage, kServerResponse, kUniqueHeaders, kNeedDrain,
 } = require('./node-internals');
-const { FastSocket, toRaw, MODE_HTTP } = require('./socket');
+const { FastSocket, toRaw, MODE_HTTP, kLazy } = require('./socket');
 const { setHeaderBlock, setTrailerBlock } = require('./incoming');
+const { ConnState } = require('./conn-state');
 const errors = require('./errors');
 const {
-  kId, kSeq, kState, kNativeDone, kBodyReq, kEagerHeaders, kMode,
+  kId, kSeq, kState, kNativeDone, kBodyReq, kEagerHeaders, kMode, kParser, kIncoming,
 } = require('./symbols');
 
 const EMPTY = Buffer.alloc(0);
@@ -26,17 +27,12 @@ const responses = {
   ERR_HTTP_REQUEST_TIMEOUT: 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n',
 };
 
-/** Per-connection state, as node keeps it (connectionListenerInternal's `state`). */
-function newState() {
-  return { incoming: [], outgoing: [], outgoingData: 0, requestsCount: 0 };
-}
-
 /** The socket object for a connection, made on first need. */
 function socketFor(server, id) {
   let socket = sockets.get(id);
   if (socket === undefined) {
     socket = new FastSocket(server, id);
-    socket[kState] = newState();
+    socket[kState] = new ConnState();
     socket.on('timeout', socketOnTimeout);
     socket.on('error', socketOnError);
     socket.on('close', socketOnClose);
@@ -75,7 +71,7 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   req.method = METHODS[method];
   req[kSeq] = seq;
   setHeaderBlock(req, headerBlock, server[kEagerHeaders]);
-  if (socket.parser) socket.parser.incoming = req;
+  if (socket[kParser] !== null) socket[kIncoming] = req;
 
   if (req.upgrade) {
     upgrade(server, socket, req, flags, body);
@@ -83,21 +79,19 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   }
 
   if ((flags & F_BODY_DONE) === 0) socket[kBodyReq] = req;
-  state.incoming.push(req);
+  state.pushIncoming(req);
 
   // node's flood protection: stop reading while responses queue up unsent.
   if (!socket._paused) {
-    if (socket._writableState.needDrain ||
+    if ((!socket[kLazy] && socket._writableState.needDrain) ||
         state.outgoingData >= socket.writableHighWaterMark) {
       socket._paused = true;
       socket.pause();
     }
   }
 
-  const res = new server[kServerResponse](req, {
-    highWaterMark: socket.writableHighWaterMark,
-    rejectNonStandardBodyWrites: server.rejectNonStandardBodyWrites,
-  });
+  const res = new server[kServerResponse](req,
+    responseOptions(socket.writableHighWaterMark, server.rejectNonStandardBodyWrites));
   res._keepAliveTimeout = server.keepAliveTimeout;
   res._maxRequestsPerSocket = server.maxRequestsPerSocket;
   res.shouldKeepAlive = (flags & F_KEEP_ALIVE) !== 0;
@@ -106,7 +100,7 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   res._onPendingData = onPendingData;
 
   if (socket._httpMessage) {
-    state.outgoing.push(res);
+    state.pushOutgoing(res);
   } else {
     assignSocket(res, socket);
   }
@@ -152,6 +146,16 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   }
   if (!handled) server.emit('request', req, res);
   deliverBody(req, flags, body);
+}
+
+/** The options node passes to every ServerResponse; read in the constructor, not kept. */
+let resOptions = { highWaterMark: undefined, rejectNonStandardBodyWrites: undefined };
+function responseOptions(highWaterMark, rejectNonStandardBodyWrites) {
+  if (resOptions.highWaterMark !== highWaterMark ||
+      resOptions.rejectNonStandardBodyWrites !== rejectNonStandardBodyWrites) {
+    resOptions = { highWaterMark, rejectNonStandardBodyWrites };
+  }
+  return resOptions;
 }
 
 /** A body that arrived with the head (or no body): node emits it after 'request'. */
@@ -223,11 +227,7 @@ function resOnFinish() {
   const state = socket[kState];
   if (state === null) return;
   // Pipelined responses may finish out of order (the addon keeps the wire order).
-  if (state.incoming[0] === req) state.incoming.shift();
-  else {
-    const i = state.incoming.indexOf(req);
-    if (i !== -1) state.incoming.splice(i, 1);
-  }
+  state.removeIncoming(req);
   if (!req._consuming && !req._readableState.resumeScheduled) req._dump();
   const owner = socket._httpMessage === res;
   if (owner) detachSocket(res, socket);
@@ -240,18 +240,18 @@ function resOnFinish() {
   if (!owner) return;
   if (res._last) {
     socket.destroySoon();
-  } else if (state.outgoing.length > 0) {
-    const next = state.outgoing.shift();
-    assignSocket(next, socket);
+  } else {
+    const next = state.shiftOutgoing();
+    if (next !== null) assignSocket(next, socket);
   }
 }
 
 /** node's clearIncoming: the parser lets go of a request once it has been read. */
 function clearIncoming(req) {
   req = req || this;
-  const parser = req.socket && req.socket.parser;
-  if (parser && parser.incoming === req) {
-    if (req.readableEnded) parser.incoming = null;
+  const socket = req.socket;
+  if (socket && socket[kParser] !== null && socket[kIncoming] === req) {
+    if (req.readableEnded) socket[kIncoming] = null;
     else req.on('end', clearIncoming);
   }
 }
@@ -318,15 +318,13 @@ function onClose(id, errno) {
 
 function socketOnClose() {
   // node's freeParser.
-  const parser = this.parser;
-  if (parser) {
-    parser.free();
-    this.parser = null;
-  }
+  const parser = this[kParser];
+  if (parser) parser.free();
+  this[kParser] = null;
+  this[kIncoming] = null;
   const state = this[kState];
   if (state) {
-    while (state.incoming.length) {
-      const req = state.incoming.shift();
+    for (let req = state.shiftIncoming(); req !== null; req = state.shiftIncoming()) {
       req.destroy(errors.connReset('aborted'));
     }
   }
@@ -352,7 +350,7 @@ function onTimeout(id, sid) {
 }
 
 function socketOnTimeout() {
-  const req = this[kState]?.incoming[0] ?? this[kBodyReq];
+  const req = this[kState]?.firstIncoming ?? this[kBodyReq];
   const reqTimeout = req && !req.complete && req.emit('timeout', this);
   const res = this._httpMessage;
   const resTimeout = res && res.emit('timeout', this);

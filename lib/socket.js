@@ -3,24 +3,20 @@
 // 'connect', the raw byte stream): a Duplex whose prototype chain includes net.Socket's, so
 // `instanceof net.Socket` holds, with the net.Socket surface apps use backed by the native
 // connection. In HTTP mode the addon parses the bytes; in raw mode they arrive as 'data'.
-const net = require('node:net');
-const { Duplex } = require('node:stream');
+const { Duplex, Readable } = require('node:stream');
+const { LazyDuplex, defineLazyGetters, materialize, kLazy } = require('./lazy-duplex');
 const { binding, sockets } = require('./native');
 const errors = require('./errors');
 const {
-  kId, kMode, kPendingWrites, kAddress, kClosed, kState, kReadPaused, kTapping,
+  kId, kMode, kPendingWrites, kAddress, kClosed, kState, kReadPaused, kTapping, kParser,
+  kIncoming,
 } = require('./symbols');
 const { HTTPParser } = require('_http_common');
 const { isUint8Array } = require('node:util/types');
 
 /** Writes up to this size may be coalesced with others of the same task. */
 const COALESCE_MAX_WRITE = 16 * 1024;
-const kCoalesce = Symbol('fast-http.coalesce');
-const kInTask = Symbol('fast-http.inTask');
-const kBatchCoalesce = Symbol('fast-http.batchCoalesce');
-const kHeld = Symbol('fast-http.held');
-const kRefused = Symbol('fast-http.refused');
-const kEndTask = Symbol('fast-http.endTask');
+const kRawWrites = Symbol('fast-http.rawWrites');
 
 const kOnTimeout = HTTPParser.kOnTimeout | 0;
 
@@ -31,58 +27,73 @@ function isLatin1(encoding) {
   return encoding === 'latin1' || encoding === 'binary' || encoding === 'ascii';
 }
 
-class FastSocket extends Duplex {
+/** One options object per high-water mark, shared by the sockets until their states exist. */
+const optionsByHwm = new Map();
+function streamOptions(highWaterMark) {
+  let o = optionsByHwm.get(highWaterMark);
+  if (o === undefined) {
+    o = Object.freeze({ allowHalfOpen: true, decodeStrings: false, emitClose: false, highWaterMark });
+    optionsByHwm.set(highWaterMark, o);
+  }
+  return o;
+}
+
+class FastSocket extends LazyDuplex {
   constructor(server, id) {
-    super({
-      allowHalfOpen: true,
-      decodeStrings: false,
-      emitClose: false,
-      highWaterMark: server?.highWaterMark,
-    });
+    super(streamOptions(server?.highWaterMark));
     this[kId] = id;
     this[kMode] = MODE_HTTP;
-    this[kPendingWrites] = null;
-    this[kAddress] = null;
     this[kClosed] = false;
-    this[kReadPaused] = false;
-    this[kTapping] = false;
-    this[kCoalesce] = false;
-    this[kBatchCoalesce] = true;
-    this[kInTask] = false;
-    this[kHeld] = false;
-    this[kRefused] = false;
-    this[kEndTask] = null;
+    this[kRawWrites] = null;
     this[kState] = null;
     this.server = server;
     this._server = server;
     this._httpMessage = null;
-    this.parser = new Parser(this);
-    this.connecting = false;
+    this[kParser] = undefined;
+    this[kIncoming] = null;
     this._paused = false;
-    this._hadError = false;
     this.timeout = 0;
     this._bytesRead = 0;
     this._bytesWritten = 0;
     sockets.set(id, this);
     binding.watch(id, true);
     this.on('end', onReadableStreamEnd);
-    // node's http server listens for the socket's 'data' (its parser is fed from it); an
-    // app that listens too gets the raw bytes.
-    this.on('data', socketOnData);
     this.on('newListener', onSocketNewListener);
   }
 
+  _onStreamStates() {
+    // node's http server listens for the socket's 'data' from the start (its parser is fed
+    // from it); registered with the states because Readable#on('data') starts the flow. An
+    // app that listens too gets the raw bytes.
+    if (this[kMode] === MODE_HTTP) Readable.prototype.on.call(this, 'data', socketOnData);
+  }
+
+  /** What node code and tests find as `socket.parser`, made on first look. */
+  get parser() {
+    let p = this[kParser];
+    if (p === undefined) p = this[kParser] = this[kMode] === MODE_HTTP ? new Parser(this) : null;
+    return p;
+  }
+
+  set parser(value) {
+    this[kParser] = value;
+  }
+
   _write(chunk, encoding, cb) {
-    this._send(chunk, encoding, cb, false, this[kCoalesce]);
-    this[kCoalesce] = false;
+    const w = this[kRawWrites];
+    if (w === null) return this._send(chunk, encoding, cb, false, false);
+    const coalesce = w.next;
+    w.next = false;
+    this._send(chunk, encoding, cb, false, coalesce);
   }
 
   _writev(chunks, cb) {
     // A corked batch goes out with one write: hold all but the last chunk. The batch as a
     // whole may wait for the end of the task when each of its writes could (ws sends every
     // frame as a corked header + payload pair).
-    const coalesce = this[kBatchCoalesce];
-    this[kBatchCoalesce] = true;
+    const w = this[kRawWrites];
+    const coalesce = w !== null && w.batch;
+    if (w !== null) w.batch = true;
     const last = chunks.length - 1;
     for (let i = 0; i < last; i++) {
       this._send(chunks[i].chunk, chunks[i].encoding, null, true, false);
@@ -98,17 +109,18 @@ class FastSocket extends Duplex {
    * so order, write() results, callbacks, 'finish' and bytesWritten do not change.
    */
   write(chunk, encoding, cb) {
-    if (this[kMode] === MODE_RAW) {
+    const w = this[kRawWrites];
+    if (w !== null) {
       const small = typeof encoding !== 'function' && typeof cb !== 'function' &&
         isUint8Array(chunk) && chunk.byteLength <= COALESCE_MAX_WRITE;
-      if (small && !this[kClosed] && !this[kRefused] && this.writableLength === 0 &&
+      if (small && !this[kClosed] && !w.refused && this.writableLength === 0 &&
           !this.writableCorked && !this.writableEnded && !this.destroyed) {
         // A callback-less write to an idle Writable completes at once and leaves nothing
         // buffered, so skipping the Writable bookkeeping changes nothing visible. The first
         // one of a task is sent now, the next ones are held for the end of the task.
-        const hold = this[kInTask];
+        const hold = w.inTask;
         if (hold) {
-          this[kHeld] = true;
+          w.held = true;
         } else {
           this._startTask();
         }
@@ -117,11 +129,11 @@ class FastSocket extends Duplex {
         if (left < hwm) return true;
         // The batch went out and the kernel refused part of it: backpressure, and 'drain'
         // once it is taken (onDrain).
-        this[kRefused] = true;
+        w.refused = true;
         return false;
       }
-      if (this.writableCorked) this[kBatchCoalesce] &&= small;
-      else this[kCoalesce] = small;
+      if (this.writableCorked) w.batch &&= small;
+      else w.next = small;
     }
     return Duplex.prototype.write.call(this, chunk, encoding, cb);
   }
@@ -140,10 +152,11 @@ class FastSocket extends Duplex {
     }
     const hwm = this.writableHighWaterMark;
     let defer = hold;
-    if (this[kMode] === MODE_RAW) {
-      defer = hold || (coalesce && this[kInTask]);
-      if (defer) this[kHeld] = true;
-      if (!this[kInTask]) this._startTask();
+    const w = this[kRawWrites];
+    if (w !== null) {
+      defer = hold || (coalesce && w.inTask);
+      if (defer) w.held = true;
+      if (!w.inTask) this._startTask();
     }
     // Held bytes have not been offered to the kernel yet, so they are no backpressure.
     const queued = binding.raw(this[kId], -1, chunk, latin1, defer ? Infinity : hwm, defer);
@@ -209,17 +222,17 @@ class FastSocket extends Duplex {
 
   /** Marks the current JS task as one this socket wrote in; its end flushes held writes. */
   _startTask() {
-    this[kInTask] = true;
-    // Made on first use: only upgraded sockets that write need it.
-    this[kEndTask] ??= endTask.bind(null, this);
-    queueMicrotask(this[kEndTask]);
+    const w = this[kRawWrites];
+    w.inTask = true;
+    queueMicrotask(w.endTask);
   }
 
   /** The addon wrote everything queued: release held write callbacks. */
   _onDrain() {
     this._releaseWrites();
-    if (this[kRefused]) {
-      this[kRefused] = false;
+    const w = this[kRawWrites];
+    if (w !== null && w.refused) {
+      w.refused = false;
       this.emit('drain');
     }
   }
@@ -262,6 +275,8 @@ class FastSocket extends Duplex {
       this[kReadPaused] = false;
       binding.pause(this[kId], false);
     }
+    // Without states nothing paused it: it flows once they exist (_onStreamStates).
+    if (this[kLazy]) return this;
     return Duplex.prototype.resume.call(this);
   }
 
@@ -373,8 +388,20 @@ class FastSocket extends Duplex {
   }
 }
 
-// `instanceof net.Socket` holds; every method net.Socket code paths need is defined above.
-Object.setPrototypeOf(FastSocket.prototype, net.Socket.prototype);
+// Fields most sockets never change live on the prototype until they do (an idle keep-alive
+// connection's socket is kept for as long as the connection).
+Object.assign(FastSocket.prototype, {
+  [kPendingWrites]: null,
+  [kAddress]: null,
+  [kReadPaused]: false,
+  [kTapping]: false,
+  connecting: false,
+  _hadError: false,
+});
+
+// Every method net.Socket code paths need is defined above; the stream getters answer
+// without states until something needs them.
+defineLazyGetters(FastSocket.prototype, streamOptions(undefined), true);
 
 /**
  * What node code and tests find as `socket.parser` while the connection speaks HTTP: the
@@ -383,7 +410,6 @@ Object.setPrototypeOf(FastSocket.prototype, net.Socket.prototype);
 class Parser {
   constructor(socket) {
     this.socket = socket;
-    this.incoming = null;
     this.outgoing = null;
     this.maxHeaderPairs = 2000;
     this._consumed = false;
@@ -393,12 +419,21 @@ class Parser {
     this[kOnTimeout] = parserOnTimeout;
   }
 
+  /** The request being received; the socket keeps it, so no parser is needed to track it. */
+  get incoming() {
+    return this.socket === null ? null : this.socket[kIncoming];
+  }
+
+  set incoming(req) {
+    if (this.socket !== null) this.socket[kIncoming] = req;
+  }
+
   /** node's cleanParser, as freeParser does when the connection closes. */
   free() {
     this._headers = [];
     this._url = '';
+    if (this.socket !== null) this.socket[kIncoming] = null;
     this.socket = null;
-    this.incoming = null;
     this.outgoing = null;
     this[kOnTimeout] = null;
   }
@@ -410,10 +445,28 @@ class Parser {
   resume() {}
 }
 
-function endTask(socket) {
-  socket[kInTask] = false;
-  if (socket[kHeld] && !socket[kClosed]) binding.flush(socket[kId]);
-  socket[kHeld] = false;
+/** Write-coalescing state of an upgraded socket (see FastSocket#write). */
+class RawWrites {
+  constructor(socket) {
+    this.socket = socket;
+    /** The Writable's next _write may wait for the end of the task. */
+    this.next = false;
+    /** Every write of the corked batch being built may wait. */
+    this.batch = true;
+    /** This JS task has written: later writes of it are held. */
+    this.inTask = false;
+    /** Bytes are held in the addon until the end of the task. */
+    this.held = false;
+    /** The kernel refused part of a write: 'drain' is owed. */
+    this.refused = false;
+    this.endTask = endTask.bind(null, this);
+  }
+}
+
+function endTask(w) {
+  w.inTask = false;
+  if (w.held && !w.socket[kClosed]) binding.flush(w.socket[kId]);
+  w.held = false;
 }
 
 function socketOnData() {}
@@ -447,10 +500,13 @@ function errnoName(errno) {
 
 /** Switches a socket to raw mode (after 'upgrade' / 'connect'). */
 function toRaw(socket) {
+  materialize(socket);
   socket[kMode] = MODE_RAW;
+  socket[kRawWrites] = new RawWrites(socket);
   socket.parser = null;
+  socket[kIncoming] = null;
   socket.removeListener('data', socketOnData);
   socket.removeListener('newListener', onSocketNewListener);
 }
 
-module.exports = { FastSocket, toRaw, MODE_HTTP, MODE_RAW };
+module.exports = { FastSocket, toRaw, MODE_HTTP, MODE_RAW, kLazy };

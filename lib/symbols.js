@@ -23,4 +23,7 @@ module.exports = {
   kFallbackSockets: Symbol('fast-http.fallbackSockets'),
   kListening: Symbol('fast-http.listening'),
   kEagerHeaders: Symbol('fast-http.eagerHeaders'),
+  kParser: Symbol('fast-http.parser'),
+  kIncoming: Symbol('fast-http.incoming'),
+  kHead: Symbol('fast-http.decidedHead'),
 };

@@ -1,0 +1,197 @@
+'use strict';
+// The base of the socket facade: a net.Socket without a handle (so `instanceof net.Socket`
+// holds) whose two stream states are made on first use. Most of an idle keep-alive
+// connection's JS memory was its socket's ReadableState and WritableState (with their
+// buffers, bit-field accessors' backing stores and WritableState's bound onwrite); a socket
+// that only carries requests answered in one native call never touches them. Until then:
+//   - the getters node's HTTP code and apps read on every request (destroyed, writable,
+//     writableLength, readableHighWaterMark, ...) answer what a fresh socket's states would,
+//     taken from a real Duplex made the same way when this file loads;
+//   - listeners for events other than 'data' and 'readable' go straight to EventEmitter
+//     (Readable#on only looks at its state for those two);
+//   - anything else that reads `_readableState` / `_writableState` makes them, with the
+//     options the constructor was given, and from then on this is a plain Duplex.
+const EventEmitter = require('node:events');
+const net = require('node:net');
+const Stream = require('node:stream');
+
+const { Duplex, Readable, Writable } = Stream;
+const { ReadableState } = Readable;
+const { WritableState } = Writable;
+
+const kLazy = Symbol('fast-http.lazyStreams');
+const kOptions = Symbol('fast-http.streamOptions');
+
+const eeOn = EventEmitter.prototype.on;
+const eePrepend = EventEmitter.prototype.prependListener;
+const eeRemove = EventEmitter.prototype.removeListener;
+const eeRemoveAll = EventEmitter.prototype.removeAllListeners;
+
+function LazyDuplex(options) {
+  // The same event slots Duplex's constructor presets (stable object shape).
+  this._events = {
+    close: undefined,
+    error: undefined,
+    prefinish: undefined,
+    finish: undefined,
+    drain: undefined,
+    data: undefined,
+    end: undefined,
+    readable: undefined,
+  };
+  this.allowHalfOpen = options.allowHalfOpen !== false;
+  Stream.call(this, options);
+  this[kLazy] = true;
+  this[kOptions] = options;
+}
+LazyDuplex.prototype = Object.create(net.Socket.prototype, {
+  constructor: { __proto__: null, value: LazyDuplex, writable: true, configurable: true },
+});
+
+function own(obj, name, value) {
+  Object.defineProperty(obj, name, {
+    __proto__: null, value, writable: true, enumerable: true, configurable: true,
+  });
+}
+
+/** Makes the stream states; `_onStreamStates()` lets the subclass replay its setup. */
+function materialize(stream) {
+  if (!stream[kLazy]) return;
+  stream[kLazy] = false;
+  const options = stream[kOptions];
+  stream[kOptions] = null;
+  own(stream, '_readableState', new ReadableState(options, stream, true));
+  own(stream, '_writableState', new WritableState(options, stream, true));
+  stream._onStreamStates();
+}
+
+LazyDuplex.prototype._onStreamStates = function _onStreamStates() {};
+
+for (const name of ['_readableState', '_writableState']) {
+  Object.defineProperty(LazyDuplex.prototype, name, {
+    __proto__: null,
+    configurable: true,
+    get() {
+      materialize(this);
+      return this[name];
+    },
+    set(value) {
+      this[kLazy] = false;
+      own(this, name, value);
+    },
+  });
+}
+
+function findDescriptor(name) {
+  for (let p = Duplex.prototype; p !== null; p = Object.getPrototypeOf(p)) {
+    const d = Object.getOwnPropertyDescriptor(p, name);
+    if (d !== undefined) return d;
+  }
+  return undefined;
+}
+
+// What a fresh socket's states say, read off a real Duplex built the same way (with the
+// 'data' listener a subclass replays), so the answers follow the running Node version.
+function freshValues(options, hasDataListener) {
+  const probe = new Duplex(options);
+  if (hasDataListener) probe.on('data', () => {});
+  const values = Object.create(null);
+  for (const name of STATE_GETTERS) {
+    const d = findDescriptor(name);
+    if (d?.get === undefined) continue;
+    const v = d.get.call(probe);
+    if (v === null || typeof v !== 'object') values[name] = v;
+  }
+  probe.destroy();
+  return values;
+}
+
+/** Getters answered without the states while they do not exist (the hot ones). */
+const STATE_GETTERS = [
+  'destroyed', 'closed', 'errored', 'readable', 'writable', 'readableEnded',
+  'readableFlowing', 'readableLength', 'readableAborted', 'readableDidRead',
+  'writableEnded', 'writableFinished', 'writableLength', 'writableNeedDrain',
+  'writableCorked', 'writableAborted', 'readableObjectMode', 'writableObjectMode',
+];
+
+/**
+ * Installs the state-free getters on `proto` (a LazyDuplex subclass's prototype whose
+ * instances are built with `options`) plus the two high-water marks, which come from the
+ * instance's own options.
+ */
+function defineLazyGetters(proto, options, hasDataListener) {
+  const values = freshValues(options, hasDataListener);
+  for (const name of Object.keys(values)) {
+    const d = findDescriptor(name);
+    const value = values[name];
+    Object.defineProperty(proto, name, {
+      __proto__: null,
+      configurable: true,
+      enumerable: d.enumerable,
+      get() {
+        return this[kLazy] ? value : d.get.call(this);
+      },
+      set: d.set,
+    });
+  }
+  const defaultHwm = Stream.getDefaultHighWaterMark ? Stream.getDefaultHighWaterMark(false) : 16384;
+  for (const name of ['readableHighWaterMark', 'writableHighWaterMark']) {
+    const d = findDescriptor(name);
+    Object.defineProperty(proto, name, {
+      __proto__: null,
+      configurable: true,
+      enumerable: d.enumerable,
+      get() {
+        return this[kLazy] ? (this[kOptions].highWaterMark ?? defaultHwm) : d.get.call(this);
+      },
+      set: d.set,
+    });
+  }
+}
+
+function touchesState(ev) {
+  return ev === 'data' || ev === 'readable';
+}
+
+LazyDuplex.prototype.on = function on(ev, fn) {
+  if (this[kLazy]) {
+    if (!touchesState(ev)) return eeOn.call(this, ev, fn);
+    materialize(this);
+  }
+  return Readable.prototype.on.call(this, ev, fn);
+};
+LazyDuplex.prototype.addListener = LazyDuplex.prototype.on;
+
+LazyDuplex.prototype.prependListener = function prependListener(ev, fn) {
+  if (this[kLazy] && touchesState(ev)) materialize(this);
+  return eePrepend.call(this, ev, fn);
+};
+
+LazyDuplex.prototype.removeListener = function removeListener(ev, fn) {
+  if (this[kLazy]) {
+    if (!touchesState(ev)) return eeRemove.call(this, ev, fn);
+    materialize(this);
+  }
+  return Readable.prototype.removeListener.call(this, ev, fn);
+};
+LazyDuplex.prototype.off = LazyDuplex.prototype.removeListener;
+
+LazyDuplex.prototype.removeAllListeners = function removeAllListeners(ev) {
+  if (this[kLazy]) {
+    if (ev !== undefined && !touchesState(ev)) return eeRemoveAll.call(this, ev);
+    materialize(this);
+  }
+  return Readable.prototype.removeAllListeners.apply(this, arguments);
+};
+
+// A subclass may register listeners only once its states exist (see _onStreamStates):
+// these must count them as node's would.
+for (const method of ['listenerCount', 'listeners', 'rawListeners', 'eventNames']) {
+  const base = EventEmitter.prototype[method];
+  LazyDuplex.prototype[method] = function (ev) {
+    if (this[kLazy] && (ev === undefined || touchesState(ev))) materialize(this);
+    return base.apply(this, arguments);
+  };
+}
+
+module.exports = { LazyDuplex, defineLazyGetters, materialize, kLazy };
