@@ -11,7 +11,7 @@ function coded(Base, code, message) {
 
 const errors = {
   ERR_HTTP_INVALID_STATUS_CODE: (code) =>
-    coded(RangeError, 'ERR_HTTP_INVALID_STATUS_CODE', `Invalid status code: ${code}`),
+    coded(RangeError, 'ERR_HTTP_INVALID_STATUS_CODE', util.format('Invalid status code: %s', code)),
   ERR_INVALID_CHAR: (name) =>
     coded(TypeError, 'ERR_INVALID_CHAR', `Invalid character in ${name}`),
   ERR_HTTP_HEADERS_SENT: (action) =>

@@ -9,7 +9,7 @@ const {
   R_FRAME,
 } = require('./flags');
 const {
-  STATUS_CODES, kOutHeaders, kUniqueHeaders,
+  STATUS_CODES, kOutHeaders, kUniqueHeaders, validateHeaderName, validateHeaderValue,
 } = require('./node-internals');
 const errors = require('./errors');
 
@@ -31,7 +31,12 @@ const state = {
 };
 
 function matchHeader(res, field, value) {
-  if (field.length < 4 || field.length > 17) return;
+  // Only names as long as one of the fields below can be one: most names skip the
+  // lower-casing (node's outgoing path does the same).
+  switch (field.length) {
+    case 4: case 6: case 7: case 10: case 14: case 17: break;
+    default: return;
+  }
   field = field.toLowerCase();
   switch (field) {
     case 'connection':
@@ -61,25 +66,40 @@ function matchHeader(res, field, value) {
   }
 }
 
-function storeHeader(res, key, value) {
+function storeHeader(res, key, value, validate) {
+  if (validate) validateHeaderValue(key, value);
   state.lines += key + ': ' + value + '\r\n';
   matchHeader(res, key, value);
 }
 
-/** Returns false when node's own path must take over. */
-function processHeader(res, key, value) {
+/**
+ * Header names writeHead() objects used before and that passed node's token check: apps
+ * send the same few names on every response, and a Set lookup is cheaper than the regex.
+ */
+const validNames = new Set();
+const VALID_NAMES_MAX = 512;
+
+function checkName(key) {
+  if (validNames.has(key)) return;
+  validateHeaderName(key);
+  if (validNames.size < VALID_NAMES_MAX) validNames.add(key);
+}
+
+/** Returns false when node's own path must take over. `validate`: writeHead()'s object. */
+function processHeader(res, key, value, validate) {
+  if (validate) checkName(key);
   if (key.length === 19 && res._contentLength && key.toLowerCase() === 'content-disposition') {
     return false;
   }
   if (Array.isArray(value)) {
     if ((value.length < 2 || !(key.length === 6 && key.toLowerCase() === 'cookie')) &&
         (!res[kUniqueHeaders] || !res[kUniqueHeaders].has(key.toLowerCase()))) {
-      for (let i = 0; i < value.length; i++) storeHeader(res, key, value[i]);
+      for (let i = 0; i < value.length; i++) storeHeader(res, key, value[i], validate);
       return true;
     }
     value = value.join('; ');
   }
-  storeHeader(res, key, value);
+  storeHeader(res, key, value, validate);
   return true;
 }
 
@@ -88,6 +108,19 @@ function processHeader(res, key, value) {
  * implicit writeHead would, and returns `{ lines, flags, reason }`, or NEEDS_NODE.
  */
 function implicitHead(res) {
+  return decideHead(res, res[kOutHeaders], false);
+}
+
+/**
+ * node's writeHead(status, [reason], headers) once `status` and `reason` are applied to
+ * `res`, for `headers` given as a plain object (each name and value validated as node does)
+ * and no headers set before.
+ */
+function explicitHead(res, headers) {
+  return decideHead(res, headers, true);
+}
+
+function decideHead(res, headers, fromObject) {
   const original = res.statusCode;
   const statusCode = original | 0;
   if (statusCode < 100 || statusCode > 999) {
@@ -108,11 +141,16 @@ function implicitHead(res) {
 
   state.connection = state.contLen = state.te = state.date = state.expect = state.trailer = false;
   state.lines = '';
-  const headers = res[kOutHeaders];
-  if (headers) {
+  if (headers && fromObject) {
+    for (const key in headers) {
+      if (Object.hasOwn(headers, key) && !processHeader(res, key, headers[key], true)) {
+        return NEEDS_NODE;
+      }
+    }
+  } else if (headers) {
     for (const key in headers) {
       const entry = headers[key];
-      if (!processHeader(res, entry[0], entry[1])) return NEEDS_NODE;
+      if (!processHeader(res, entry[0], entry[1], false)) return NEEDS_NODE;
     }
   }
   // An Expect header makes node send the head at once; rare, leave it to node.
@@ -166,4 +204,26 @@ function bodyFlags(res) {
   return flags;
 }
 
-module.exports = { implicitHead, bodyFlags };
+/**
+ * The head node's _storeHeader would have built for a decided head: for a response that
+ * leaves the one-call path after writeHead() (write(), flushHeaders(), ...).
+ */
+function headText(res, head) {
+  const flags = head.flags;
+  let text = `HTTP/1.1 ${res.statusCode} ${res.statusMessage}\r\n${head.lines}`;
+  if (flags & R_DATE) text += `Date: ${new Date().toUTCString()}\r\n`;
+  if (flags & R_CONN_KEEP_ALIVE) {
+    text += 'Connection: keep-alive\r\n';
+    if (flags & R_KA_TIMEOUT) {
+      const max = ~~res._maxRequestsPerSocket > 0 ? `, max=${res._maxRequestsPerSocket}` : '';
+      text += `Keep-Alive: timeout=${Math.floor(res._keepAliveTimeout / 1000)}${max}\r\n`;
+    }
+  } else if (flags & R_CONN_CLOSE) {
+    text += 'Connection: close\r\n';
+  }
+  if (flags & R_CONTENT_LENGTH) text += `Content-Length: ${res._contentLength}\r\n`;
+  else if (flags & R_CHUNKED) text += 'Transfer-Encoding: chunked\r\n';
+  return text + '\r\n';
+}
+
+module.exports = { implicitHead, explicitHead, headText, bodyFlags };

@@ -4,13 +4,13 @@
 // node's own end() does the bookkeeping ('prefinish', 'finish', callbacks). Everything else
 // (write(), streaming, trailers, cork, ...) is node's code writing through the socket.
 const { isUint8Array } = require('node:util/types');
-const { FastSocket } = require('./socket');
+const { FastSocket, kLazy } = require('./socket');
 const {
-  NodeServerResponse, nodeEnd, kCorked,
+  NodeServerResponse, nodeEnd, kCorked, kOutHeaders,
 } = require('./node-internals');
 const { binding } = require('./native');
-const { kId, kSeq, kNativeDone, kMode, kState } = require('./symbols');
-const { implicitHead, bodyFlags } = require('./response-head');
+const { kId, kSeq, kNativeDone, kMode, kState, kHead } = require('./symbols');
+const { implicitHead, explicitHead, headText, bodyFlags } = require('./response-head');
 const { R_NO_BODY, R_TENTATIVE, R_UTF8_HEAD } = require('./flags');
 
 /**
@@ -28,11 +28,54 @@ const socketWrite = FastSocket.prototype.write;
 /** Marks a head the addon wrote: `headersSent` is true, node's code must not send it again. */
 const NATIVE_HEAD = 'HTTP/1.1 (written by fast-http)\r\n\r\n';
 
+/**
+ * Marks a head writeHead() decided but did not serialize (kHead keeps the decision): the
+ * one-call end() sends it natively; anything else that sends first turns it into node's text.
+ */
+const DECIDED_HEAD = 'HTTP/1.1 (decided by fast-http)\r\n\r\n';
+
+const nodeWriteHead = NodeServerResponse.prototype.writeHead;
+const nodeSend = NodeServerResponse.prototype._send;
+
 class ServerResponse extends NodeServerResponse {
   constructor(req, options) {
     super(req, options);
     this[kSeq] = -1;
     this[kNativeDone] = false;
+    this[kHead] = null;
+  }
+
+  /**
+   * node's writeHead() for the common call, `writeHead(status, [reason], {headers})` with no
+   * headers set before: the same checks and decisions, but the head stays a decision until
+   * end() writes it with the body in one crossing (Bun fuses writeHead + end the same way).
+   */
+  writeHead(statusCode, reason, obj) {
+    const headers = typeof reason === 'string' ? obj : (obj ?? reason);
+    if (this._header || this[kOutHeaders] || Array.isArray(headers) ||
+        (headers != null && typeof headers !== 'object')) {
+      return nodeWriteHead.apply(this, arguments);
+    }
+    const code = statusCode | 0;
+    // node's own writeHead throws its own error.
+    if (code < 100 || code > 999) return nodeWriteHead.apply(this, arguments);
+    if (typeof reason === 'string') this.statusMessage = reason;
+    this.statusCode = code;
+    const head = explicitHead(this, headers);
+    if (head === null) return nodeWriteHead.apply(this, arguments);
+    this[kHead] = head;
+    this._header = DECIDED_HEAD;
+    this._headerSent = false;
+    return this;
+  }
+
+  _send(data, encoding, callback, byteLength) {
+    const head = this[kHead];
+    if (head !== null) {
+      this[kHead] = null;
+      this._header = headText(this, head);
+    }
+    return nodeSend.call(this, data, encoding, callback, byteLength);
   }
 
   end(chunk, encoding, callback) {
@@ -50,8 +93,7 @@ class ServerResponse extends NodeServerResponse {
     let waiting = false;
     if (socket === null) {
       socket = this.req?.socket ?? null;
-      waiting = socket !== null && socket[kState] != null &&
-        socket[kState].outgoing.includes(this);
+      waiting = socket !== null && socket[kState] != null && socket[kState].isWaiting(this);
     }
     if (this.finished || this._headerSent || socket === null ||
         (socket._httpMessage !== this && !waiting) || socket[kMode] !== 0 ||
@@ -80,13 +122,18 @@ class ServerResponse extends NodeServerResponse {
     const id = socket[kId];
     const seq = this[kSeq];
     let written;
+    let head = this[kHead];
     if (!this._header) {
       this._contentLength = len;
-      const head = implicitHead(this);
+      head = implicitHead(this);
       if (head === null) return nodeEnd.call(this, chunk, encoding, callback);
-      const flags = head.flags | headEncoding(this, body) | (waiting ? R_TENTATIVE : 0);
-      written = binding.respond(id, seq, this.statusCode, head.reason, head.lines, body, flags,
-        this._trailer);
+    }
+    if (head !== null) {
+      this[kHead] = null;
+      const flags = head.flags | bodyFlags(this) | headEncoding(this, body) |
+        (waiting ? R_TENTATIVE : 0);
+      written = binding.respond(id, seq, this.statusCode, head.reason, head.lines,
+        (flags & R_NO_BODY) ? undefined : body, flags, this._trailer);
       this._header = NATIVE_HEAD;
     } else {
       const flags = bodyFlags(this) | headEncoding(this, body) | (waiting ? R_TENTATIVE : 0);
@@ -103,7 +150,18 @@ class ServerResponse extends NodeServerResponse {
       // node's end() queues 'finish' there and _flush() on assignment releases it.
       this.outputSize = written;
     }
-    return nodeEnd.call(this, null, null, callback);
+    if (waiting || !socket[kLazy]) return nodeEnd.call(this, null, null, callback);
+    // node's end() fully uncorks the socket through its WritableState; a socket without
+    // states was never corked, so end() runs detached from it (making no states), and the
+    // step it skipped for want of a socket follows.
+    this.socket = null;
+    try {
+      nodeEnd.call(this, null, null, callback);
+    } finally {
+      this.socket = socket;
+    }
+    if (this.outputData.length === 0 && socket._httpMessage === this) this._finish();
+    return this;
   }
 }
 
