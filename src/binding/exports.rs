@@ -495,6 +495,9 @@ fn body_len(env: Env, body: &Body<'_>) -> usize {
     }
 }
 
+/// Buffer bodies from this size are offered to the kernel without a copy (write_direct).
+const DIRECT_BODY: usize = 16 * 1024;
+
 // respond(id, seq, status, reason|null, headerLines, body|undefined, flags, trailers)
 //   -> bytes written | -1
 // A whole response in one crossing (node's implicit writeHead + end): status line, the user's
@@ -504,6 +507,31 @@ export!(respond, |a| {
     let (id, seq, status, flags) = (id_of(&a, 0), a.u32(1), a.u32(2) as u16, a.u32(6));
     let body = body_of(&a, 5);
     let len = body_len(a.env, &body);
+    if let Body::Bytes(bytes) = body {
+        if bytes.len() >= DIRECT_BODY && flags & (R_TENTATIVE | R_NO_BODY) == 0 {
+            let sent = reactor::with(|r| {
+                let mut head = Vec::with_capacity(512);
+                put_head(r, &a, &mut head, status, 3, 4, flags);
+                auto_headers_for(r, id, &mut head, flags, len);
+                let mut tail = Vec::new();
+                if flags & R_FRAME != 0 {
+                    // One chunk and the last chunk, as put_full_body frames it.
+                    encode::chunk_header(&mut head, len);
+                    tail.extend_from_slice(b"\r\n");
+                    let mut trailers = Vec::new();
+                    a.latin1_into(7, &mut trailers);
+                    encode::last_chunk(&mut tail, &trailers);
+                }
+                r.write_direct(id, seq, &head, bytes, &tail)
+                    .map(|_| (head.len() + len + tail.len()) as f64)
+            })
+            .flatten();
+            if let Some(written) = sent {
+                after(id, seq, true, flags & R_CLOSE_AFTER != 0);
+                return napi::f64v(a.env, written);
+            }
+        }
+    }
     let q = with_output_ex(
         id,
         seq as f64,
@@ -549,7 +577,7 @@ fn auto_headers_for(r: &mut Reactor, id: u64, out: &mut Vec<u8>, flags: u32, len
     let sid = r.conn(id).map(|c| c.server);
     // Borrowed, not copied: this runs for every response.
     if flags & R_DATE != 0 {
-        r.date.refresh();
+        r.refresh_date();
     }
     let ka = sid
         .and_then(|sid| r.servers.get(sid as usize))
@@ -571,7 +599,8 @@ export!(write_head, |a| {
             .and_then(|sid| r.server(sid).map(|s| s.cfg.ka_line.clone()))
             .unwrap_or_default();
         let date = if flags & R_DATE != 0 {
-            r.date.line().to_vec()
+            r.refresh_date();
+            r.date.current().to_vec()
         } else {
             Vec::new()
         };

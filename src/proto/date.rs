@@ -6,6 +6,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub struct DateCache {
     second: u64,
     line: Vec<u8>,
+    /// The clock was read in the current event batch: every response of one batch gets
+    /// the same line without another clock read.
+    checked: bool,
 }
 
 impl Default for DateCache {
@@ -13,24 +16,28 @@ impl Default for DateCache {
         DateCache {
             second: u64::MAX,
             line: Vec::with_capacity(40),
+            checked: false,
         }
     }
 }
 
 impl DateCache {
-    /// `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n` for the current second.
-    pub fn line(&mut self) -> &[u8] {
-        self.refresh();
-        &self.line
-    }
-
     /// The line as of the last `refresh`.
     pub fn current(&self) -> &[u8] {
         &self.line
     }
 
-    /// Rebuilds the line if the second changed.
+    /// A new event batch starts: the next `refresh` reads the clock again.
+    pub fn expire(&mut self) {
+        self.checked = false;
+    }
+
+    /// Rebuilds the line if the second changed (reading the clock once per batch).
     pub fn refresh(&mut self) {
+        if self.checked {
+            return;
+        }
+        self.checked = true;
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs())
@@ -108,8 +115,25 @@ mod tests {
     #[test]
     fn cache_has_crlf() {
         let mut c = DateCache::default();
-        let l = c.line().to_vec();
+        c.refresh();
+        let l = c.current().to_vec();
         assert!(l.starts_with(b"Date: ") && l.ends_with(b" GMT\r\n"));
         assert_eq!(l.len(), 37);
+    }
+
+    #[test]
+    fn clock_read_once_until_expired() {
+        let mut c = DateCache::default();
+        c.refresh();
+        // A line from another second stays until the batch ends...
+        c.line.clear();
+        c.line.extend_from_slice(b"old");
+        c.refresh();
+        assert_eq!(c.current(), b"old");
+        // ...and the next batch reads the clock (the second differs from the cached one).
+        c.second = 0;
+        c.expire();
+        c.refresh();
+        assert!(c.current().starts_with(b"Date: "));
     }
 }

@@ -78,7 +78,19 @@ pub fn chunk(out: &mut Vec<u8>, data: &[u8]) {
 }
 
 pub fn chunk_header(out: &mut Vec<u8>, len: usize) {
-    out.extend_from_slice(format!("{len:x}").as_bytes());
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut tmp = [0u8; 16];
+    let mut i = tmp.len();
+    let mut v = len;
+    loop {
+        i -= 1;
+        tmp[i] = HEX[v & 15];
+        v >>= 4;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&tmp[i..]);
     out.extend_from_slice(b"\r\n");
 }
 
@@ -123,6 +135,21 @@ mod tests {
             out,
             b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nDate: X\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\nContent-Length: 11\r\n\r\n"
         );
+    }
+
+    #[test]
+    fn chunk_sizes_in_lowercase_hex() {
+        for (len, hex) in [
+            (1usize, "1"),
+            (15, "f"),
+            (16, "10"),
+            (65536, "10000"),
+            (0xabc, "abc"),
+        ] {
+            let mut out = Vec::new();
+            chunk_header(&mut out, len);
+            assert_eq!(out, format!("{hex}\r\n").into_bytes());
+        }
     }
 
     #[test]
