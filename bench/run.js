@@ -402,7 +402,7 @@ function startMemClient(port, env) {
 
 // One memory sample = a fresh server, so every sample starts from the same
 // baseline instead of reusing memory freed by the previous round.
-async function memorySample(workload, s, env) {
+async function memorySample(workload, s, env, opts) {
   const srv = await startServer(s, workload.name, env);
   let client;
   try {
@@ -412,6 +412,12 @@ async function memorySample(workload, s, env) {
     } catch (err) {
       err.proof = true;
       throw err;
+    }
+    // Serve traffic first (the same wrk load for every server), so the baseline already
+    // has the optimizing compiler's code paged in and the young generation at its working
+    // size: the difference then is what the idle connections hold, not one-time warm-up.
+    if (opts.warmup > 0) {
+      await runWrk({ port: srv.port, connections: 64, duration: opts.warmup, cpu: env.loadCpu });
     }
     await sleep(300);
     const before = rssBytes(srv.pid);
@@ -440,7 +446,7 @@ async function runMemory(workload, servers, env, opts) {
       if (row.status !== 'ok') { progress.done++; progress.secondsLeft -= MEM_SAMPLE_S; continue; }
       progress.show(`memory: round ${round}/${opts.rounds} ${s.label}, ${env.memConns} idle connections`);
       try {
-        const { proof, sample } = await memorySample(workload, s, env);
+        const { proof, sample } = await memorySample(workload, s, env, opts);
         row.proof = row.proof || proof;
         row.samples.push({ round, ...sample });
       } catch (err) {
