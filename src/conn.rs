@@ -55,10 +55,62 @@ struct Later {
     close: bool,
 }
 
+/// The rest of a large body the kernel did not take at once, written later from the memory
+/// of the JS Buffer that holds it (node's writev keeps the Buffer the same way), then the
+/// chunk framing that follows it. Goes out before `buf`.
+pub struct Pinned {
+    body: *const u8,
+    len: usize,
+    pos: usize,
+    tail: Vec<u8>,
+    tail_pos: usize,
+    /// Keeps the Buffer (and so `body`) alive until the bytes are written or dropped.
+    _keep: Box<dyn std::any::Any>,
+}
+
+impl Pinned {
+    /// # Safety
+    /// `body..body+len` must stay valid and unmoved for as long as `keep` lives (an
+    /// off-heap Buffer backing store held by a strong reference).
+    pub unsafe fn new(
+        body: *const u8,
+        len: usize,
+        pos: usize,
+        tail: Vec<u8>,
+        keep: Box<dyn std::any::Any>,
+    ) -> Pinned {
+        Pinned {
+            body,
+            len,
+            pos,
+            tail,
+            tail_pos: 0,
+            _keep: keep,
+        }
+    }
+
+    fn rest(&self) -> usize {
+        self.len - self.pos + self.tail.len() - self.tail_pos
+    }
+
+    fn body_rest(&self) -> &[u8] {
+        // SAFETY: Pinned::new's contract keeps body..body+len valid while self lives.
+        unsafe { std::slice::from_raw_parts(self.body.add(self.pos), self.len - self.pos) }
+    }
+}
+
+impl std::fmt::Debug for Pinned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Pinned({} bytes left)", self.rest())
+    }
+}
+
 /// Output in request order: the active response writes straight into `buf`; later ones wait
 /// in `later` until every earlier response has finished.
 #[derive(Debug, Default)]
 pub struct OutQueue {
+    /// Bytes that go out before `buf` (see Pinned).
+    pub pinned: Option<Pinned>,
     pub buf: Vec<u8>,
     pub pos: usize,
     pub active: u32,
@@ -155,18 +207,46 @@ impl OutQueue {
 
     /// Bytes not yet accepted by the kernel, including responses waiting their turn.
     pub fn queued(&self) -> usize {
-        self.buf.len() - self.pos + self.later.iter().map(|l| l.bytes.len()).sum::<usize>()
+        self.pinned.as_ref().map_or(0, |p| p.rest()) + self.buf.len() - self.pos
+            + self.later.iter().map(|l| l.bytes.len()).sum::<usize>()
     }
 
+    /// The bytes of `buf` not yet written (pinned bytes go first: see `slices`).
     pub fn unsent(&self) -> &[u8] {
         &self.buf[self.pos..]
     }
 
-    pub fn is_flushed(&self) -> bool {
-        self.pos >= self.buf.len()
+    /// Everything to write, in order, for one writev.
+    pub fn slices(&self) -> [std::io::IoSlice<'_>; 3] {
+        let (body, tail): (&[u8], &[u8]) = match &self.pinned {
+            Some(p) => (p.body_rest(), &p.tail[p.tail_pos..]),
+            None => (&[], &[]),
+        };
+        [
+            std::io::IoSlice::new(body),
+            std::io::IoSlice::new(tail),
+            std::io::IoSlice::new(self.unsent()),
+        ]
     }
 
-    pub fn consume(&mut self, n: usize) {
+    pub fn is_flushed(&self) -> bool {
+        self.pinned.is_none() && self.pos >= self.buf.len()
+    }
+
+    /// `n` bytes of `slices()` were written.
+    pub fn consume(&mut self, mut n: usize) {
+        if let Some(p) = &mut self.pinned {
+            let a = (p.len - p.pos).min(n);
+            p.pos += a;
+            n -= a;
+            let b = (p.tail.len() - p.tail_pos).min(n);
+            p.tail_pos += b;
+            n -= b;
+            if p.rest() > 0 {
+                return;
+            }
+            self.pinned = None;
+        }
         self.pos += n;
         if self.pos >= self.buf.len() {
             self.pos = 0;
@@ -280,6 +360,30 @@ mod tests {
         assert_eq!(q.unsent(), b"A");
         assert!(q.close_after);
         assert!(q.target(1).is_none());
+    }
+
+    #[test]
+    fn pinned_bytes_go_before_the_buffer() {
+        let body = b"BODY".to_vec();
+        let mut q = OutQueue::default();
+        // SAFETY: `body` outlives the queue's use of it (the queue is drained below).
+        q.pinned = Some(unsafe {
+            Pinned::new(body.as_ptr(), body.len(), 1, b"\r\n".to_vec(), Box::new(()))
+        });
+        q.target(1).unwrap().extend_from_slice(b"next");
+        q.finish(0, false);
+        assert!(!q.is_flushed());
+        assert_eq!(q.queued(), 3 + 2 + 4);
+        let all: Vec<u8> = q.slices().iter().flat_map(|s| s.to_vec()).collect();
+        assert_eq!(all, b"ODY\r\nnext");
+        q.consume(4);
+        let all: Vec<u8> = q.slices().iter().flat_map(|s| s.to_vec()).collect();
+        assert_eq!(all, b"\nnext");
+        q.consume(3);
+        assert!(q.pinned.is_none());
+        assert_eq!(q.unsent(), b"xt");
+        q.consume(2);
+        assert!(q.is_flushed());
     }
 
     #[test]

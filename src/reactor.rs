@@ -291,23 +291,29 @@ impl Reactor {
         }
     }
 
-    /// Sends `head` + `body` + `tail` of the active response `seq` with one writev when nothing is
-    /// queued before them, so a large body goes to the kernel from the caller's memory
-    /// instead of being copied into the output buffer first (64 KiB responses: the copy and
-    /// the buffer's allocation were a quarter of the server's time). Whatever the kernel
-    /// does not take is queued as usual. Returns None (nothing written) when the bytes must
+    /// Sends `head` + `body` + `tail` of the active response `seq` with one writev when
+    /// nothing is queued before them, so a large body goes to the kernel from the caller's
+    /// memory instead of being copied into the output buffer first. What the kernel does not
+    /// take stays where it is: `keep()` gives what keeps `body` alive until it is written
+    /// (without it, the rest is copied). Returns None (nothing written) when the bytes must
     /// take the queued path.
-    pub fn write_direct(
+    ///
+    /// # Safety
+    /// `body` must stay valid and unmoved for as long as the value `keep()` returns lives.
+    pub unsafe fn write_direct(
         &mut self,
         id: u64,
         seq: u32,
         head: &[u8],
         body: &[u8],
         tail: &[u8],
+        keep: impl FnOnce() -> Option<Box<dyn std::any::Any>>,
     ) -> Option<usize> {
         let now = self.now;
         let c = self.conn(id)?;
-        if c.flags & (C_WRITE_SHUT | C_WAIT_WRITABLE | C_DIRTY) != 0
+        // A connection already marked for this batch's flush may still have nothing queued
+        // (its previous response went out directly): what matters is that nothing waits.
+        if c.flags & (C_WRITE_SHUT | C_WAIT_WRITABLE) != 0
             || !c.out.is_flushed()
             || c.out.active != seq
             || c.out.close_after
@@ -328,18 +334,37 @@ impl Reactor {
         if n > 0 {
             c.last_active = now;
         }
-        if n < total {
-            let rest = c.out.target(seq)?;
-            let mut skip = n;
-            for part in [head, body, tail] {
-                let from = skip.min(part.len());
-                rest.extend_from_slice(&part[from..]);
-                skip -= from;
-            }
-        } else {
-            c.out.started = true;
-        }
+        c.out.started = true;
         self.counters.write_calls += 1;
+        if n == total {
+            return Some(0);
+        }
+        let in_body = n >= head.len() && n < head.len() + body.len();
+        let keep = if in_body { keep() } else { None };
+        let c = self.conn(id)?;
+        match keep {
+            Some(keep) => {
+                // SAFETY: the caller keeps `body` alive and unmoved while `keep` lives.
+                c.out.pinned = Some(unsafe {
+                    Pinned::new(
+                        body.as_ptr(),
+                        body.len(),
+                        n - head.len(),
+                        tail.to_vec(),
+                        keep,
+                    )
+                });
+            }
+            None => {
+                let rest = c.out.target(seq)?;
+                let mut skip = n;
+                for part in [head, body, tail] {
+                    let from = skip.min(part.len());
+                    rest.extend_from_slice(&part[from..]);
+                    skip -= from;
+                }
+            }
+        }
         Some(total - n)
     }
 
@@ -354,7 +379,12 @@ impl Reactor {
         let mut blocked = false;
         while !c.out.is_flushed() {
             calls += 1;
-            match c.stream.write(c.out.unsent()) {
+            let written = if c.out.pinned.is_some() {
+                c.stream.write_vectored(&c.out.slices())
+            } else {
+                c.stream.write(c.out.unsent())
+            };
+            match written {
                 Ok(0) => break,
                 Ok(n) => {
                     c.out.consume(n);
@@ -446,8 +476,15 @@ impl Reactor {
         if errno == 0 {
             // What JS already handed over was, for node, already in the kernel: send what the
             // socket takes now instead of dropping it.
+            while c.out.pinned.is_some() {
+                let [body, tail, _] = c.out.slices();
+                match c.stream.write_vectored(&[body, tail]) {
+                    Ok(n) if n > 0 => c.out.consume(n),
+                    _ => break,
+                }
+            }
             let limit = c.out.tentative.unwrap_or(c.out.buf.len());
-            while c.out.pos < limit {
+            while c.out.pinned.is_none() && c.out.pos < limit {
                 match c.stream.write(&c.out.buf[c.out.pos..limit]) {
                     Ok(n) if n > 0 => c.out.pos += n,
                     _ => break,

@@ -522,7 +522,15 @@ export!(respond, |a| {
                     a.latin1_into(7, &mut trailers);
                     encode::last_chunk(&mut tail, &trailers);
                 }
-                r.write_direct(id, seq, &head, bytes, &tail)
+                let body_value = a.argv[5];
+                let keep = || {
+                    napi::JsRef::new(a.env, body_value)
+                        .map(|k| Box::new(k) as Box<dyn std::any::Any>)
+                };
+                // SAFETY: `bytes` is the backing store of the Buffer `body_value`; it is at
+                // least DIRECT_BODY bytes, so off the V8 heap and never moved, and `keep`
+                // holds a strong reference to that Buffer.
+                unsafe { r.write_direct(id, seq, &head, bytes, &tail, keep) }
                     .map(|_| (head.len() + len + tail.len()) as f64)
             })
             .flatten();

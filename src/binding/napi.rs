@@ -193,6 +193,30 @@ pub fn string_into(env: Env, v: Value, out: &mut Vec<u8>, enc: Encoding) -> bool
     true
 }
 
+/// A strong reference to a JS value, released when dropped (on the JS thread: connections
+/// and the reactor are only dropped there, at the latest from the env's cleanup hook).
+pub struct JsRef {
+    env: Env,
+    r: sys::napi_ref,
+}
+
+impl JsRef {
+    pub fn new(env: Env, v: Value) -> Option<JsRef> {
+        let mut r = ptr::null_mut();
+        // SAFETY: v is a live value of the current call; one strong reference.
+        let status = unsafe { sys::napi_create_reference(env, v, 1, &mut r) };
+        (status == sys::Status::napi_ok && !r.is_null()).then_some(JsRef { env, r })
+    }
+}
+
+impl Drop for JsRef {
+    fn drop(&mut self) {
+        // SAFETY: r was created on this env, which is alive (see the type's comment), and is
+        // deleted exactly once.
+        unsafe { sys::napi_delete_reference(self.env, self.r) };
+    }
+}
+
 /// The bytes of a Buffer, TypedArray or ArrayBuffer-backed view.
 pub fn bytes_of<'a>(env: Env, v: Value) -> Option<&'a [u8]> {
     let mut is_ta = false;
