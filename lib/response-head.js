@@ -67,7 +67,7 @@ function matchHeader(res, field, value) {
 }
 
 function storeHeader(res, key, value, validate) {
-  if (validate) validateHeaderValue(key, value);
+  if (validate) checkValue(key, value);
   state.lines += key + ': ' + value + '\r\n';
   matchHeader(res, key, value);
 }
@@ -83,6 +83,21 @@ function checkName(key) {
   if (validNames.has(key)) return;
   validateHeaderName(key);
   if (validNames.size < VALID_NAMES_MAX) validNames.add(key);
+}
+
+/** Header values known to pass node's character check (the same few, response after response). */
+const validValues = new Set();
+const VALID_VALUES_MAX = 512;
+const VALID_VALUE_LENGTH_MAX = 128;
+
+function checkValue(key, value) {
+  // A number's text is digits, '.', 'e', '+', '-', 'Infinity' or 'NaN': always valid.
+  if (typeof value === 'number' || validValues.has(value)) return;
+  validateHeaderValue(key, value);
+  if (typeof value === 'string' && value.length <= VALID_VALUE_LENGTH_MAX &&
+      validValues.size < VALID_VALUES_MAX) {
+    validValues.add(value);
+  }
 }
 
 /** Returns false when node's own path must take over. `validate`: writeHead()'s object. */

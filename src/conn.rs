@@ -365,11 +365,13 @@ mod tests {
     #[test]
     fn pinned_bytes_go_before_the_buffer() {
         let body = b"BODY".to_vec();
-        let mut q = OutQueue::default();
-        // SAFETY: `body` outlives the queue's use of it (the queue is drained below).
-        q.pinned = Some(unsafe {
-            Pinned::new(body.as_ptr(), body.len(), 1, b"\r\n".to_vec(), Box::new(()))
-        });
+        let mut q = OutQueue {
+            // SAFETY: `body` outlives the queue's use of it (the queue is drained below).
+            pinned: Some(unsafe {
+                Pinned::new(body.as_ptr(), body.len(), 1, b"\r\n".to_vec(), Box::new(()))
+            }),
+            ..OutQueue::default()
+        };
         q.target(1).unwrap().extend_from_slice(b"next");
         q.finish(0, false);
         assert!(!q.is_flushed());
