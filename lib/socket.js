@@ -113,8 +113,11 @@ class FastSocket extends LazyDuplex {
     if (w !== null) {
       const small = typeof encoding !== 'function' && typeof cb !== 'function' &&
         isUint8Array(chunk) && chunk.byteLength <= COALESCE_MAX_WRITE;
-      if (small && !this[kClosed] && !w.refused && this.writableLength === 0 &&
-          !this.writableCorked && !this.writableEnded && !this.destroyed) {
+      // Upgraded sockets always have their states (toRaw): read them directly, not through
+      // the getters that answer for sockets without states.
+      const ws = this._writableState;
+      if (small && !this[kClosed] && !w.refused && ws.length === 0 && ws.corked === 0 &&
+          !ws.ending && !ws.destroyed) {
         // A callback-less write to an idle Writable completes at once and leaves nothing
         // buffered, so skipping the Writable bookkeeping changes nothing visible. The first
         // one of a task is sent now, the next ones are held for the end of the task.
@@ -124,7 +127,7 @@ class FastSocket extends LazyDuplex {
         } else {
           this._startTask();
         }
-        const hwm = this.writableHighWaterMark;
+        const hwm = ws.highWaterMark;
         const left = binding.raw(this[kId], -1, chunk, false, hwm, hold);
         if (left < hwm) return true;
         // The batch went out and the kernel refused part of it: backpressure, and 'drain'
@@ -132,7 +135,7 @@ class FastSocket extends LazyDuplex {
         w.refused = true;
         return false;
       }
-      if (this.writableCorked) w.batch &&= small;
+      if (ws.corked !== 0) w.batch &&= small;
       else w.next = small;
     }
     return Duplex.prototype.write.call(this, chunk, encoding, cb);
