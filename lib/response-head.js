@@ -241,4 +241,4 @@ function headText(res, head) {
   return text + '\r\n';
 }
 
-module.exports = { implicitHead, explicitHead, headText, bodyFlags };
+module.exports = { implicitHead, explicitHead, headText, bodyFlags, checkName, checkValue };
