@@ -1,8 +1,10 @@
 'use strict';
 // ServerResponse: node's own class and state. One fast path: `end()` of a response that has
 // not written anything yet goes to the addon in a single call (head + body + framing), then
-// node's own end() does the bookkeeping ('prefinish', 'finish', callbacks). Everything else
-// (write(), streaming, trailers, cork, ...) is node's code writing through the socket.
+// node's own end() does the bookkeeping ('prefinish', 'finish', callbacks); writeHead() with
+// a headers object only decides the head for that call, and setHeader() keeps node's checks
+// with a faster store. Everything else (write(), streaming, trailers, cork, ...) is node's
+// code writing through the socket.
 const { isUint8Array } = require('node:util/types');
 const { FastSocket, kLazy } = require('./socket');
 const {
@@ -38,6 +40,7 @@ const DECIDED_HEAD = 'HTTP/1.1 (decided by fast-http)\r\n\r\n';
 
 const nodeWriteHead = NodeServerResponse.prototype.writeHead;
 const nodeSetHeader = NodeServerResponse.prototype.setHeader;
+const nodeSend = NodeServerResponse.prototype._send;
 
 /**
  * The store of setHeader() (node's kOutHeaders): node makes it `{ __proto__: null }`, which
@@ -53,7 +56,6 @@ OutHeaders.prototype = Object.create(null);
 function lenient(res) {
   return res._isLenientHeaderValidation !== undefined && res._isLenientHeaderValidation();
 }
-const nodeSend = NodeServerResponse.prototype._send;
 
 class ServerResponse extends NodeServerResponse {
   constructor(req, options) {
