@@ -92,6 +92,8 @@ pub struct Counters {
     pub js_to_native: u64,
     /// write(2) calls on connections (what write coalescing saves).
     pub write_calls: u64,
+    /// read(2) calls on connections (one per request, not one more for EAGAIN).
+    pub read_calls: u64,
 }
 
 #[derive(Default, Debug, Clone, Copy)]
@@ -1057,6 +1059,9 @@ fn read_once(r: &mut Reactor, id: u64) -> ReadStep {
     let mut scratch = std::mem::take(&mut r.scratch);
     if scratch.len() < SCRATCH {
         scratch.resize(SCRATCH, 0);
+    }
+    if matches!(r.conn(id), Some(c) if c.flags & (C_READ_PAUSED | C_THROTTLED) == 0) {
+        r.counters.read_calls += 1;
     }
     let step = match r.conn(id) {
         None => ReadStep::Stop,

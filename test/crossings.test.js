@@ -64,6 +64,16 @@ for (const [name, handler] of [
   });
 }
 
+test('one read(2) per request: a short read is not followed by a read that returns EAGAIN', async () => {
+  const server = fastHttp.createServer((req, res) => res.end('ok'));
+  const port = await listen(server);
+  const counts = await sequential(port, 6, 'GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+  server.close();
+  for (let i = 2; i < counts.length; i++) {
+    assert.equal(counts[i][3] - counts[i - 1][3], 1, `request ${i}`);
+  }
+});
+
 test('reading headers costs no extra crossing', async () => {
   const server = fastHttp.createServer((req, res) => res.end(req.headers.host ? 'ok' : 'no'));
   const port = await listen(server);

@@ -907,8 +907,9 @@ export!(uncounted stats, |a| {
     )
 });
 
-// counters() -> [nativeToJs, jsToNative, writeCalls]: crossings (the one-crossing-per-response
-// test) and write(2) calls (the write-coalescing tests).
+// counters() -> [nativeToJs, jsToNative, writeCalls, readCalls]: crossings (the
+// one-crossing-per-response test), write(2) calls (the write-coalescing tests) and read(2)
+// calls (one per request).
 export!(uncounted counters, |a| {
     let c = reactor::with(|r| r.counters).unwrap_or_default();
     napi::array(
@@ -917,6 +918,7 @@ export!(uncounted counters, |a| {
             napi::f64v(a.env, c.native_to_js as f64),
             napi::f64v(a.env, c.js_to_native as f64),
             napi::f64v(a.env, c.write_calls as f64),
+            napi::f64v(a.env, c.read_calls as f64),
         ],
     )
 });
