@@ -182,3 +182,19 @@ test('large Buffer bodies on pipelined requests keep their order', (t) => compar
   request: raw('GET /a HTTP/1.1', 'Host: localhost', '', 'GET /b HTTP/1.1', 'Host: localhost', '', ''),
   until: 2,
 }));
+
+test('setHeader store: names like Object.prototype members are plain headers', (t) => compare(t, {
+  handler: (req, res) => {
+    const before = [res.getHeader('constructor'), res.hasHeader('constructor'),
+      res.hasHeader('__proto__')];
+    res.setHeader('Constructor', 'a');
+    res.setHeader('__proto__', 'b');
+    res.setHeader('X-Plain', 'c');
+    const after = [res.getHeader('constructor'), res.getHeader('__proto__'),
+      Object.getPrototypeOf(res.getHeaders()), res.getHeaderNames(), res.hasHeader('valueOf')];
+    res.removeHeader('x-plain');
+    res.end(JSON.stringify({ before, after }));
+  },
+  request: GET,
+  until: 1,
+}));
