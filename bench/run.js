@@ -277,6 +277,15 @@ function summarize(values) {
   return { median, min: v[0], max: v[v.length - 1], n: v.length };
 }
 
+/** Each finished row's `summary`: median/min/max of `fields` over its samples. */
+function summarizeRows(rows, fields) {
+  for (const row of rows) {
+    if (row.status !== 'ok') continue;
+    row.summary = {};
+    for (const f of fields) row.summary[f] = summarize(row.samples.map((x) => x[f]));
+  }
+}
+
 // ---------------------------------------------------------------- workloads
 
 async function runTimed(workload, servers, env, opts) {
@@ -355,14 +364,7 @@ async function runTimed(workload, servers, env, opts) {
   } finally {
     await Promise.all(live.map((e) => e.srv.stop()));
   }
-  for (const row of rows) {
-    if (row.status !== 'ok') continue;
-    row.summary = {
-      rps: summarize(row.samples.map((x) => x.rps)),
-      cpuUsPerReq: summarize(row.samples.map((x) => x.cpuUsPerReq)),
-      p99Ms: summarize(row.samples.map((x) => x.p99Ms)),
-    };
-  }
+  summarizeRows(rows, ['rps', 'cpuUsPerReq', 'p99Ms']);
   return rows;
 }
 
@@ -458,14 +460,7 @@ async function runMemory(workload, servers, env, opts) {
       progress.secondsLeft -= MEM_SAMPLE_S;
     }
   }
-  for (const row of rows) {
-    if (row.status !== 'ok') continue;
-    row.summary = {
-      bytesPerConn: summarize(row.samples.map((x) => x.bytesPerConn)),
-      rssBefore: summarize(row.samples.map((x) => x.rssBefore)),
-      rssAfter: summarize(row.samples.map((x) => x.rssAfter)),
-    };
-  }
+  summarizeRows(rows, ['bytesPerConn', 'rssBefore', 'rssAfter']);
   return rows;
 }
 

@@ -1,17 +1,4 @@
-// ESM entry: the same objects as the CommonJS one.
-import fastHttp from './index.js';
-
-export const {
-  createServer,
-  Server,
-  IncomingMessage,
-  ServerResponse,
-  METHODS,
-  STATUS_CODES,
-  maxHeaderSize,
-  validateHeaderName,
-  validateHeaderValue,
-  isFastHttpServer,
-} = fastHttp;
-
-export default fastHttp;
+// ESM entry: the same objects as the CommonJS one (Node finds the named exports in
+// index.js's `module.exports = { ... }`).
+export * from './index.js';
+export { default } from './index.js';
