@@ -76,7 +76,8 @@ for (const name of ['_readableState', '_writableState']) {
       return this[name];
     },
     set(value) {
-      this[kLazy] = false;
+      // Both states exist before one is replaced (the other's getter must find its own).
+      materialize(this);
       own(this, name, value);
     },
   });

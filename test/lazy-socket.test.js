@@ -5,6 +5,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
+const { Readable } = require('node:stream');
 const fastHttp = require('..');
 
 const GETTERS = [
@@ -161,4 +162,27 @@ test('a socket without states can be paused, resumed, corked and destroyed', asy
   } finally {
     server.close();
   }
+});
+
+test('replacing one stream state on a socket without states leaves the other readable', async () => {
+  let seen;
+  const server = fastHttp.createServer((req, res) => {
+    const socket = req.socket;
+    const lazy = !hasStates(socket);
+    const state = new Readable.ReadableState({}, socket, true);
+    socket._readableState = state;
+    seen = {
+      lazy,
+      replaced: socket._readableState === state,
+      writable: typeof socket._writableState.highWaterMark,
+    };
+    res.end('{}');
+  });
+  const port = await listen(server);
+  try {
+    await get(port);
+  } finally {
+    server.close();
+  }
+  assert.deepEqual(seen, { lazy: true, replaced: true, writable: 'number' });
 });
