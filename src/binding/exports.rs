@@ -505,9 +505,20 @@ const DIRECT_BODY: usize = 16 * 1024;
 // from cached blobs as the flags say, then the body.
 export!(respond, |a| {
     let (id, seq, status, flags) = (id_of(&a, 0), a.u32(1), a.u32(2) as u16, a.u32(6));
-    let body = body_of(&a, 5);
+    let mut body = body_of(&a, 5);
+    // A string body is encoded once, before the head that needs its length: measuring its
+    // UTF-8 length first was a second scan of the string.
+    let mut encoded = Vec::new();
+    let from_string = if let Body::Str(v) = body {
+        napi::string_into(a.env, v, &mut encoded, napi::Encoding::Utf8);
+        body = Body::Bytes(&encoded);
+        true
+    } else {
+        false
+    };
     let len = body_len(a.env, &body);
-    if let Body::Bytes(bytes) = body {
+    if let (Body::Bytes(bytes), false) = (&body, from_string) {
+        let bytes = *bytes;
         if bytes.len() >= DIRECT_BODY && flags & (R_TENTATIVE | R_NO_BODY) == 0 {
             let sent = reactor::with(|r| {
                 let mut head = Vec::with_capacity(512);

@@ -157,23 +157,31 @@ pub enum Encoding {
     Utf8,
 }
 
+/// Strings up to this many units are written as UTF-8 into 3 bytes of room per unit.
+const ONE_PASS_UTF8: usize = 16 * 1024;
+
 /// Appends a JS string's bytes to `out`. False when `v` is not a string.
 pub fn string_into(env: Env, v: Value, out: &mut Vec<u8>, enc: Encoding) -> bool {
     let mut len = 0usize;
-    // SAFETY: a null buffer asks only for the length; status tells whether v is a string.
-    let status = unsafe {
-        match enc {
-            Encoding::Latin1 => {
-                sys::napi_get_value_string_latin1(env, v, ptr::null_mut(), 0, &mut len)
-            }
-            Encoding::Utf8 => sys::napi_get_value_string_utf8(env, v, ptr::null_mut(), 0, &mut len),
-        }
-    };
+    // SAFETY: a null buffer asks only for the length in latin1 units (the string's length,
+    // no scan); status tells whether v is a string.
+    let status =
+        unsafe { sys::napi_get_value_string_latin1(env, v, ptr::null_mut(), 0, &mut len) };
     if status != sys::Status::napi_ok {
         return false;
     }
     if len == 0 {
         return true;
+    }
+    if let Encoding::Utf8 = enc {
+        // A UTF-16 unit takes at most 3 UTF-8 bytes: short strings are written in one pass
+        // instead of measuring their UTF-8 length first (a second full scan).
+        if len <= ONE_PASS_UTF8 {
+            len *= 3;
+        } else {
+            // SAFETY: as above; asks for the UTF-8 length.
+            unsafe { sys::napi_get_value_string_utf8(env, v, ptr::null_mut(), 0, &mut len) };
+        }
     }
     let start = out.len();
     out.reserve(len + 1);
