@@ -165,8 +165,7 @@ pub fn string_into(env: Env, v: Value, out: &mut Vec<u8>, enc: Encoding) -> bool
     let mut len = 0usize;
     // SAFETY: a null buffer asks only for the length in latin1 units (the string's length,
     // no scan); status tells whether v is a string.
-    let status =
-        unsafe { sys::napi_get_value_string_latin1(env, v, ptr::null_mut(), 0, &mut len) };
+    let status = unsafe { sys::napi_get_value_string_latin1(env, v, ptr::null_mut(), 0, &mut len) };
     if status != sys::Status::napi_ok {
         return false;
     }
