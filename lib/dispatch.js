@@ -11,7 +11,10 @@ const {
   METHODS, kIncomingMessage, kServerResponse, kUniqueHeaders, kNeedDrain,
 } = require('./node-internals');
 const { FastSocket, toRaw, MODE_HTTP, kLazy } = require('./socket');
-const { setHeaderBlock, setTrailerBlock } = require('./incoming');
+const { IncomingMessage, setHeaderBlock, setTrailerBlock } = require('./incoming');
+const {
+  makeLazy, lazyOf, lazyEnd, lazyDump, onLazyEnd,
+} = require('./lazy-request-stream');
 const { ConnState } = require('./conn-state');
 const errors = require('./errors');
 const {
@@ -70,7 +73,14 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   req.upgrade = (flags & F_UPGRADE) !== 0;
   req.method = METHODS[method];
   req[kSeq] = seq;
-  setHeaderBlock(req, headerBlock, server[kEagerHeaders]);
+  const eager = server[kEagerHeaders];
+  // A body-less request of fast-http's own class (not an app's subclass, nor one whose
+  // prototype an app swaps) runs its stream lifecycle only when observed.
+  if ((flags & (F_BODY_DONE | F_UPGRADE)) === F_BODY_DONE && !eager &&
+      (body === undefined || body.length === 0) && server[kIncomingMessage] === IncomingMessage) {
+    makeLazy(req);
+  }
+  setHeaderBlock(req, headerBlock, eager);
   if (socket[kParser] !== null) socket[kIncoming] = req;
 
   if (req.upgrade) {
@@ -163,7 +173,9 @@ function deliverBody(req, flags, body) {
   if ((flags & F_BODY_DONE) === 0) return;
   if (body !== undefined && body.length > 0 && !req._dumped) req.push(body);
   req.complete = true;
-  req.push(null);
+  const lazy = lazyOf(req);
+  if (lazy !== null) lazyEnd(req, lazy);
+  else req.push(null);
 }
 
 function upgrade(server, socket, req, flags, head) {
@@ -228,7 +240,11 @@ function resOnFinish() {
   if (state === null) return;
   // Pipelined responses may finish out of order (the addon keeps the wire order).
   state.removeIncoming(req);
-  if (!req._consuming && !req._readableState.resumeScheduled) req._dump();
+  if (!req._consuming) {
+    const lazy = lazyOf(req);
+    if (lazy !== null) lazyDump(req, lazy);
+    else if (!req._readableState.resumeScheduled) req._dump();
+  }
   const owner = socket._httpMessage === res;
   if (owner) detachSocket(res, socket);
   clearIncoming(req);
@@ -252,9 +268,12 @@ function clearIncoming(req) {
   const socket = req.socket;
   if (socket && socket[kParser] !== null && socket[kIncoming] === req) {
     if (req.readableEnded) socket[kIncoming] = null;
-    else req.on('end', clearIncoming);
+    // A recorded lifecycle is not listened to: it calls back where 'end' would be emitted.
+    else if (lazyOf(req) === null) req.on('end', clearIncoming);
   }
 }
+
+onLazyEnd(clearIncoming);
 
 function emitCloseNT(res) {
   if (!res._closed) {

@@ -6,6 +6,7 @@ const {
   NodeIncomingMessage, kHeadersCount, kTrailersCount,
 } = require('./node-internals');
 const { kHeaderBlock, kRawHeaders, kTrailerBlock, kRawTrailers } = require('./symbols');
+const { lazyOf, materialize, defineLazyGetters } = require('./lazy-request-stream');
 
 /** node's default parser.maxHeaderPairs: entries (names and values) kept per message. */
 const MAX_HEADER_ENTRIES = 2000;
@@ -52,7 +53,27 @@ class IncomingMessage extends NodeIncomingMessage {
     this._consuming = true;
     return super.read(n);
   }
+
+  // A listener must not miss events of a lifecycle that is only being recorded
+  // (lazy-request-stream.js): the state becomes real first.
+  on(ev, fn) {
+    const lazy = lazyOf(this);
+    if (lazy !== null) materialize(lazy);
+    return super.on(ev, fn);
+  }
+
+  addListener(ev, fn) {
+    return this.on(ev, fn);
+  }
+
+  prependListener(ev, fn) {
+    const lazy = lazyOf(this);
+    if (lazy !== null) materialize(lazy);
+    return super.prependListener(ev, fn);
+  }
 }
+
+defineLazyGetters(IncomingMessage.prototype);
 
 /** rawHeaders / rawTrailers: parsed from the addon's block on first read. */
 function lazyLines(name, kBlock, kLines, kCount) {

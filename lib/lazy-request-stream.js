@@ -1,0 +1,315 @@
+'use strict';
+// A request's stream lifecycle, run only when someone can see it. node ends every body-less
+// request with push(null) and, once it is answered, _dump(): between them they schedule
+// four to six ticks (emitReadable_, resume_, endReadableNT, onError, emitCloseNT) and run
+// the Readable machinery for a stream nobody reads. Here such a request's `_readableState`
+// is a stand-in that records how far the lifecycle went. The ticks come in levels (level k
+// holds what level k - 1 scheduled); one tick per level advances every request that took the
+// step in the same tick, so the public getters (readableEnded, destroyed, closed, ...) change
+// at the same point relative to other queued work as node's. Listening to the request (any
+// event) or any access to a field of its state (read(), resume(), pipe(), destroy(), stream
+// utilities, util.inspect) replays what is missing on the real state:
+//   - a step whose ticks have all run is applied as the state it left;
+//   - a step with ticks still due runs for real (its ticks follow, a little later than node's);
+// a finished lifecycle adds no events (node emitted them to no listener).
+// Every state change here is read off a request node drives through the same steps when this
+// file loads, so it follows the running Node version (Node 24 dumps with read(0), Node 20
+// with resume()). The stand-in is an own property, so it survives an app swapping the
+// request's prototype; node's getters then make the state real.
+const { Readable } = require('node:stream');
+const { NodeIncomingMessage } = require('./node-internals');
+
+const { ReadableState } = Readable;
+
+const kReq = Symbol('fast-http.lazyReq');
+const kReal = Symbol('fast-http.realState');
+const kLazy = Symbol('fast-http.lazyLifecycle');
+const kEnd = Symbol('fast-http.endLevel');
+const kDump = Symbol('fast-http.dumpLevel');
+
+/** Getters apps and frameworks read per request; answered per step without the state. */
+const PUBLIC = [
+  'destroyed', 'closed', 'errored', 'readable', 'readableEnded', 'readableFlowing',
+  'readableLength', 'readableAborted', 'readableDidRead',
+];
+
+function findDescriptor(proto, name) {
+  for (let p = proto; p !== null; p = Object.getPrototypeOf(p)) {
+    const d = Object.getOwnPropertyDescriptor(p, name);
+    if (d !== undefined) return d;
+  }
+  return undefined;
+}
+
+function isPrimitive(v) {
+  return v === null || (typeof v !== 'object' && typeof v !== 'function');
+}
+
+function snapshot(state, keys) {
+  const out = new Map();
+  for (const key of keys) {
+    const v = state[key];
+    if (isPrimitive(v)) out.set(key, v);
+  }
+  return out;
+}
+
+/** The fields of a state whose values differ in `after` (applied in key order). */
+function changes(before, after) {
+  const out = [];
+  for (const [key, v] of after) {
+    if (!Object.is(before.get(key), v)) out.push([key, v]);
+  }
+  return out;
+}
+
+function publicValues(req) {
+  const out = Object.create(null);
+  for (const name of PUBLIC) {
+    const d = findDescriptor(NodeIncomingMessage.prototype, name);
+    if (d?.get !== undefined) out[name] = d.get.call(req);
+  }
+  return out;
+}
+
+/**
+ * Drives a node request through push(null) and _dump() with process.nextTick recorded (node's
+ * stream code looks it up on `process` at each call). The ticks run level by level, as they
+ * would in a queue shared with other work: level k holds the ticks scheduled by level k - 1.
+ * Returns the public values after each step and level, and the state's changes at the ends.
+ */
+function probe() {
+  let ticks = [];
+  const nextTick = process.nextTick;
+  process.nextTick = function record(fn, ...args) {
+    ticks.push(() => fn(...args));
+  };
+  /** Runs the queued ticks level by level; the values after each level. */
+  const levels = (req) => {
+    const out = [];
+    for (let guard = 0; ticks.length > 0 && guard < 32; guard++) {
+      const level = ticks;
+      ticks = [];
+      for (const tick of level) tick();
+      out.push(publicValues(req));
+    }
+    return out;
+  };
+  try {
+    const req = new NodeIncomingMessage(null);
+    const state = req._readableState;
+    const keys = Reflect.ownKeys(state);
+    const fresh = snapshot(state, keys);
+    const freshValues = publicValues(req);
+    req.complete = true;
+    req.push(null);
+    const endValues = [publicValues(req), ...levels(req)];
+    const ended = snapshot(state, keys);
+    req._dump();
+    const dumpValues = [publicValues(req), ...levels(req)];
+    return {
+      keys,
+      freshValues,
+      endValues,
+      dumpValues,
+      ended: changes(fresh, ended),
+      final: changes(fresh, snapshot(state, keys)),
+    };
+  } finally {
+    process.nextTick = nextTick;
+  }
+}
+
+/** The probe, or null (requests then run node's lifecycle) if this Node does not fit it. */
+function probeIfUsable() {
+  try {
+    const p = probe();
+    return p.dumpValues.at(-1).readableEnded === true && p.dumpValues.at(-1).closed === true
+      ? p : null;
+  } catch {
+    return null;
+  }
+}
+
+const PROBE = probeIfUsable();
+// kEnd / kDump: 0 before the step, 1 right after it, 1 + k after its k-th level of ticks.
+const END_DONE = PROBE?.endValues.length;
+const DUMP_DONE = PROBE?.dumpValues.length;
+
+function valuesFor(lazy) {
+  const dump = lazy[kDump];
+  if (dump > 0) return PROBE.dumpValues[dump - 1];
+  const end = lazy[kEnd];
+  return end > 0 ? PROBE.endValues[end - 1] : PROBE.freshValues;
+}
+
+function apply(state, list) {
+  for (let i = 0; i < list.length; i++) state[list[i][0]] = list[i][1];
+}
+
+/** The stand-in for a request's ReadableState. */
+function LazyState(req, real) {
+  this[kReq] = req;
+  this[kReal] = real;
+  this[kLazy] = true;
+  this[kEnd] = 0;
+  this[kDump] = 0;
+}
+LazyState.prototype = Object.create(ReadableState.prototype);
+
+/**
+ * Makes the state real and brings it to where node's would be: finished steps are applied as
+ * the state they left, a step whose ticks are still due runs for real (its ticks follow).
+ */
+function materialize(lazy) {
+  const real = lazy[kReal];
+  if (!lazy[kLazy]) return real;
+  lazy[kLazy] = false;
+  const req = lazy[kReq];
+  if (req._readableState === lazy) req._readableState = real;
+  if (lazy[kDump] === DUMP_DONE) {
+    apply(real, PROBE.final);
+    return real;
+  }
+  const end = lazy[kEnd];
+  if (end === END_DONE) apply(real, PROBE.ended);
+  else if (end > 0) req.push(null);
+  if (lazy[kDump] > 0) {
+    req._dumped = false;
+    req._dump();
+  }
+  return real;
+}
+
+// Every field of a real state, forwarded (code may hold the stand-in it read earlier).
+for (const key of PROBE?.keys ?? []) {
+  Object.defineProperty(LazyState.prototype, key, {
+    __proto__: null,
+    configurable: true,
+    enumerable: true,
+    get() {
+      return materialize(this)[key];
+    },
+    set(v) {
+      materialize(this)[key] = v;
+    },
+  });
+}
+
+/** Gives a fresh request the stand-in. */
+function makeLazy(req) {
+  if (PROBE !== null) req._readableState = new LazyState(req, req._readableState);
+}
+
+/** The stand-in of a request whose lifecycle is still recorded, or null. */
+function lazyOf(req) {
+  const s = req._readableState;
+  return s !== undefined && s !== null && s[kLazy] === true ? s : null;
+}
+
+// Where node emits the 'end' of a dumped request.
+const DUMP_ENDED = 1 + (PROBE?.dumpValues.findIndex((v) => v.readableEnded) ?? 0);
+let onEnded = null;
+
+function stepping(lazy) {
+  const end = lazy[kEnd];
+  const dump = lazy[kDump];
+  return (end > 0 && end < END_DONE) || (dump > 0 && dump < DUMP_DONE);
+}
+
+// One tick passes a level for every request with ticks due, in place of each request's own
+// ticks: a step taken while that tick is queued waits for it. Both lists are reused (a
+// pipelined connection finishes one response per tick, so ticks are many and lists short).
+let due = [];
+let dueCount = 0;
+let spare = [];
+let scheduled = false;
+
+function schedule(lazy) {
+  due[dueCount++] = lazy;
+  if (!scheduled) {
+    scheduled = true;
+    process.nextTick(advance);
+  }
+}
+
+function advance() {
+  scheduled = false;
+  const list = due;
+  const n = dueCount;
+  due = spare;
+  dueCount = 0;
+  spare = list;
+  for (let i = 0; i < n; i++) {
+    const lazy = list[i];
+    list[i] = undefined;
+    if (!lazy[kLazy]) continue;
+    const end = lazy[kEnd];
+    if (end > 0 && end < END_DONE) lazy[kEnd] = end + 1;
+    const dump = lazy[kDump];
+    if (dump > 0 && dump < DUMP_DONE) {
+      lazy[kDump] = dump + 1;
+      if (dump + 1 === DUMP_ENDED) onEnded(lazy[kReq]);
+    }
+    if (stepping(lazy)) schedule(lazy);
+  }
+}
+
+function step(lazy, key) {
+  const queued = stepping(lazy);
+  lazy[key] = 1;
+  if (!queued && stepping(lazy)) schedule(lazy);
+}
+
+// A request with listeners (added past fast-http's on(), e.g. on a swapped prototype) takes
+// node's steps for real.
+
+/** node's `req.push(null)` at the end of a body-less request. */
+function lazyEnd(req, lazy) {
+  if (req._eventsCount > 0) {
+    materialize(lazy);
+    req.push(null);
+  } else {
+    step(lazy, kEnd);
+  }
+}
+
+/** node's `req._dump()` for a request nobody read. */
+function lazyDump(req, lazy) {
+  if (req._eventsCount > 0) {
+    materialize(lazy);
+    if (!req._readableState.resumeScheduled) req._dump();
+  } else if (!req._dumped) {
+    req._dumped = true;
+    step(lazy, kDump);
+    if (DUMP_ENDED === 1) onEnded(req);
+  }
+}
+
+/** The public getters on `proto`, answered from the phase while the state is a stand-in. */
+function defineLazyGetters(proto) {
+  for (const name of PUBLIC) {
+    const d = findDescriptor(proto, name);
+    if (d?.get === undefined) continue;
+    const get = d.get;
+    Object.defineProperty(proto, name, {
+      __proto__: null,
+      configurable: true,
+      enumerable: d.enumerable,
+      get() {
+        const s = this._readableState;
+        return s?.[kLazy] === true ? valuesFor(s)[name] : get.call(this);
+      },
+      set: d.set,
+    });
+  }
+}
+
+/** `fn(req)` runs where a dumped request's 'end' listeners would (node's clearIncoming). */
+function onLazyEnd(fn) {
+  onEnded = fn;
+}
+
+module.exports = {
+  makeLazy, lazyOf, lazyEnd, lazyDump, onLazyEnd, defineLazyGetters, materialize,
+};
