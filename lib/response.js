@@ -57,7 +57,26 @@ function lenient(res) {
   return res._isLenientHeaderValidation !== undefined && res._isLenientHeaderValidation();
 }
 
-class ServerResponse extends NodeServerResponse {
+/**
+ * node's EventEmitter gives every response a `{ __proto__: null }` listener store, which V8
+ * keeps in dictionary mode: the 'finish' listener every response gets and each emit
+ * ('socket', 'prefinish', 'finish', 'close') went through dictionary lookups. This store has
+ * no Object.prototype either (emit('toString') finds nothing) but stays in fast mode, as the
+ * stores node's Readable and Writable preset do.
+ */
+function Listeners() {}
+Listeners.prototype = Object.create(null);
+
+/** node's ServerResponse constructor, given the fast store first (EventEmitter keeps it). */
+function WithListenerStore(req, options) {
+  this._events = new Listeners();
+  this._eventsCount = 0;
+  NodeServerResponse.call(this, req, options);
+}
+WithListenerStore.prototype = NodeServerResponse.prototype;
+Object.setPrototypeOf(WithListenerStore, NodeServerResponse);
+
+class ServerResponse extends WithListenerStore {
   constructor(req, options) {
     super(req, options);
     this[kSeq] = -1;
