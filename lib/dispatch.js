@@ -18,7 +18,7 @@ const {
 const { ConnState } = require('./conn-state');
 const errors = require('./errors');
 const {
-  kId, kSeq, kState, kNativeDone, kBodyReq, kEagerHeaders, kMode, kParser, kIncoming,
+  kId, kSeq, kState, kNativeDone, kBodyReq, kEagerHeaders, kMode, kParser, kIncoming, kConfig,
 } = require('./symbols');
 
 const EMPTY = Buffer.alloc(0);
@@ -92,18 +92,22 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   state.pushIncoming(req);
 
   // node's flood protection: stop reading while responses queue up unsent.
+  const highWaterMark = socket.writableHighWaterMark;
   if (!socket._paused) {
     if ((!socket[kLazy] && socket._writableState.needDrain) ||
-        state.outgoingData >= socket.writableHighWaterMark) {
+        state.outgoingData >= highWaterMark) {
       socket._paused = true;
       socket.pause();
     }
   }
 
   const res = new server[kServerResponse](req,
-    responseOptions(socket.writableHighWaterMark, server.rejectNonStandardBodyWrites));
-  res._keepAliveTimeout = server.keepAliveTimeout;
-  res._maxRequestsPerSocket = server.maxRequestsPerSocket;
+    responseOptions(highWaterMark, server.rejectNonStandardBodyWrites));
+  // The server's getters for these share one function (a megamorphic load per request);
+  // their values live in the config the addon is given too.
+  const config = server[kConfig];
+  res._keepAliveTimeout = config.keepAliveTimeout;
+  res._maxRequestsPerSocket = config.maxRequestsPerSocket;
   res.shouldKeepAlive = (flags & F_KEEP_ALIVE) !== 0;
   res[kUniqueHeaders] = server[kUniqueHeaders];
   res[kSeq] = seq;
@@ -125,7 +129,7 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
       deliverBody(req, flags, body);
       return;
     }
-    const limit = server.maxRequestsPerSocket;
+    const limit = config.maxRequestsPerSocket;
     const limited = typeof limit === 'number' && limit > 0;
     if (limited) {
       state.requestsCount++;

@@ -135,6 +135,9 @@ function explicitHead(res, headers) {
   return decideHead(res, headers, true);
 }
 
+/** The last status message that passed node's character check (most responses repeat it). */
+let lastValidMessage = 'OK';
+
 function decideHead(res, headers, fromObject) {
   const original = res.statusCode;
   const statusCode = original | 0;
@@ -148,7 +151,11 @@ function decideHead(res, headers, fromObject) {
     reason = res.statusMessage;
   }
   res.statusCode = statusCode;
-  if (headerCharRegex.test(res.statusMessage)) throw errors.ERR_INVALID_CHAR('statusMessage');
+  const message = res.statusMessage;
+  if (message !== lastValidMessage) {
+    if (headerCharRegex.test(message)) throw errors.ERR_INVALID_CHAR('statusMessage');
+    lastValidMessage = message;
+  }
   if (statusCode === 204 || statusCode === 304 || (statusCode >= 100 && statusCode <= 199)) {
     res._hasBody = false;
   }

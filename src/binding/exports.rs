@@ -508,7 +508,7 @@ export!(respond, |a| {
     let mut body = body_of(&a, 5);
     // A string body is encoded once, before the head that needs its length: measuring its
     // UTF-8 length first was a second scan of the string.
-    let mut encoded = Vec::new();
+    let mut encoded = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
     let from_string = if let Body::Str(v) = body {
         napi::string_into(a.env, v, &mut encoded, napi::Encoding::Utf8);
         body = Body::Bytes(&encoded);
@@ -566,8 +566,20 @@ export!(respond, |a| {
     if q >= 0.0 {
         after(id, seq, true, flags & R_CLOSE_AFTER != 0);
     }
+    if encoded.capacity() <= SCRATCH_KEEP {
+        encoded.clear();
+        SCRATCH.with(|s| *s.borrow_mut() = encoded);
+    }
     napi::f64v(a.env, q)
 });
+
+thread_local! {
+    /// The buffer string bodies are encoded into, kept between responses.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Scratch buffers up to this capacity are kept for the next response.
+const SCRATCH_KEEP: usize = 64 * 1024;
 
 // send(id, seq, head, body|undefined, flags, trailers) -> bytes written | -1
 // A response whose head node already serialized (writeHead), plus its whole body.
