@@ -13,7 +13,7 @@ const {
 const { FastSocket, toRaw, MODE_HTTP, kLazy } = require('./socket');
 const { IncomingMessage, setHeaderBlock, setTrailerBlock } = require('./incoming');
 const {
-  makeLazy, lazyOf, lazyEnd, lazyDump, onLazyEnd,
+  makeLazy, lazyOf, lazyEnd, lazyDump, watchEnd, onDumpedEnd,
 } = require('./lazy-request-stream');
 const { ConnState } = require('./conn-state');
 const errors = require('./errors');
@@ -272,12 +272,11 @@ function clearIncoming(req) {
   const socket = req.socket;
   if (socket && socket[kParser] !== null && socket[kIncoming] === req) {
     if (req.readableEnded) socket[kIncoming] = null;
-    // A recorded lifecycle is not listened to: it calls back where 'end' would be emitted.
-    else if (lazyOf(req) === null) req.on('end', clearIncoming);
+    else if (!watchEnd(req)) req.on('end', clearIncoming);
   }
 }
 
-onLazyEnd(clearIncoming);
+onDumpedEnd(clearIncoming);
 
 function emitCloseNT(res) {
   if (!res._closed) {

@@ -3,10 +3,10 @@
 // request with push(null) and, once it is answered, _dump(): between them they schedule
 // four to six ticks (emitReadable_, resume_, endReadableNT, onError, emitCloseNT) and run
 // the Readable machinery for a stream nobody reads. Here such a request's `_readableState`
-// is a stand-in that records how far the lifecycle went. The ticks come in levels (level k
-// holds what level k - 1 scheduled); one tick per level advances every request that took the
-// step in the same tick, so the public getters (readableEnded, destroyed, closed, ...) change
-// at the same point relative to other queued work as node's. Listening to the request (any
+// is a stand-in that records how far the lifecycle went. node's ticks come in levels (level
+// k holds what level k - 1 scheduled); one chain of ticks shared by all recorded requests
+// passes the levels, so the public getters (readableEnded, destroyed, closed, ...) change at
+// the same point relative to other queued work as node's. Listening to the request (any
 // event) or any access to a field of its state (read(), resume(), pipe(), destroy(), stream
 // utilities, util.inspect) replays what is missing on the real state:
 //   - a step whose ticks have all run is applied as the state it left;
@@ -24,8 +24,8 @@ const { ReadableState } = Readable;
 const kReq = Symbol('fast-http.lazyReq');
 const kReal = Symbol('fast-http.realState');
 const kLazy = Symbol('fast-http.lazyLifecycle');
-const kEnd = Symbol('fast-http.endLevel');
-const kDump = Symbol('fast-http.dumpLevel');
+const kEnd = Symbol('fast-http.endedAt');
+const kDump = Symbol('fast-http.dumpedAt');
 
 /** Getters apps and frameworks read per request; answered per step without the state. */
 const PUBLIC = [
@@ -132,19 +132,99 @@ function probeIfUsable() {
 }
 
 const PROBE = probeIfUsable();
-// kEnd / kDump: 0 before the step, 1 right after it, 1 + k after its k-th level of ticks.
+// Levels of a step: 0 before it, 1 right after it, 1 + k after its k-th level of ticks.
 const END_DONE = PROBE?.endValues.length;
 const DUMP_DONE = PROBE?.dumpValues.length;
 
-function valuesFor(lazy) {
-  const dump = lazy[kDump];
-  if (dump > 0) return PROBE.dumpValues[dump - 1];
-  const end = lazy[kEnd];
-  return end > 0 ? PROBE.endValues[end - 1] : PROBE.freshValues;
-}
-
 function apply(state, list) {
   for (let i = 0; i < list.length; i++) state[list[i][0]] = list[i][1];
+}
+
+// The ticks come as one chain shared by all recorded requests: each tick of it passes one
+// level for every request with ticks due, in place of each request's own ticks. A request
+// notes the chain's count when it takes a step; its level is how many ticks ran since. (A
+// pipelined connection finishes one response per tick: the chain then runs about one tick
+// per response, with no per-request bookkeeping.)
+let ticks = 0;
+let runUntil = 0;
+let scheduled = false;
+
+function chainTick() {
+  scheduled = false;
+  ticks++;
+  if (watchedCount > watchedHead) endWatched();
+  if (ticks < runUntil) {
+    scheduled = true;
+    process.nextTick(chainTick);
+  }
+}
+
+/** 0 before the step at `at` (-1), 1 right after it, 1 + k after k levels, at most `done`. */
+function level(at, done) {
+  if (at < 0) return 0;
+  const n = 1 + ticks - at;
+  return n < done ? n : done;
+}
+
+/** Records a step now whose ticks take `levels` levels. */
+function step(levels) {
+  if (levels > 0) {
+    if (ticks + levels > runUntil) runUntil = ticks + levels;
+    if (!scheduled) {
+      scheduled = true;
+      process.nextTick(chainTick);
+    }
+  }
+  return ticks;
+}
+
+// Requests whose 'end' someone waits for (node's clearIncoming), in the order they were
+// dumped, so the ones whose 'end' level has come are at the front.
+const watched = [];
+let watchedHead = 0;
+let watchedCount = 0;
+let endHandler = null;
+
+/** Where node emits the 'end' of a dumped request. */
+const DUMP_ENDED = 1 + (PROBE?.dumpValues.findIndex((v) => v.readableEnded) ?? 0);
+
+function endWatched() {
+  while (watchedHead < watchedCount) {
+    const lazy = watched[watchedHead];
+    if (lazy[kLazy] && level(lazy[kDump], DUMP_DONE) < DUMP_ENDED) break;
+    watched[watchedHead++] = undefined;
+    const req = lazy[kReq];
+    if (!lazy[kLazy] && !req.readableEnded) req.once('end', endHandler);
+    else endHandler.call(req, req);
+  }
+  if (watchedHead === watchedCount) {
+    watchedHead = watchedCount = 0;
+  } else if (watchedHead >= 1024) {
+    // Under steady load the list may never drain: move the waiting ones to the front.
+    watched.copyWithin(0, watchedHead, watchedCount);
+    watchedCount -= watchedHead;
+    watchedHead = 0;
+    watched.length = watchedCount;
+  }
+}
+
+/**
+ * `fn(req)` (with `this` = req too) runs where the 'end' listeners of a dumped request would;
+ * `watchEnd(req)` asks for it.
+ */
+function onDumpedEnd(fn) {
+  endHandler = fn;
+}
+
+function watchEnd(req) {
+  const lazy = lazyOf(req);
+  if (lazy === null || lazy[kDump] < 0) return false;
+  if (DUMP_ENDED === 1) {
+    endHandler.call(req, req);
+  } else {
+    watched[watchedCount++] = lazy;
+  }
+  return true;
 }
 
 /** The stand-in for a request's ReadableState. */
@@ -152,8 +232,8 @@ function LazyState(req, real) {
   this[kReq] = req;
   this[kReal] = real;
   this[kLazy] = true;
-  this[kEnd] = 0;
-  this[kDump] = 0;
+  this[kEnd] = -1;
+  this[kDump] = -1;
 }
 LazyState.prototype = Object.create(ReadableState.prototype);
 
@@ -167,18 +247,26 @@ function materialize(lazy) {
   lazy[kLazy] = false;
   const req = lazy[kReq];
   if (req._readableState === lazy) req._readableState = real;
-  if (lazy[kDump] === DUMP_DONE) {
+  const dump = level(lazy[kDump], DUMP_DONE);
+  if (dump === DUMP_DONE) {
     apply(real, PROBE.final);
     return real;
   }
-  const end = lazy[kEnd];
+  const end = level(lazy[kEnd], END_DONE);
   if (end === END_DONE) apply(real, PROBE.ended);
   else if (end > 0) req.push(null);
-  if (lazy[kDump] > 0) {
+  if (dump > 0) {
     req._dumped = false;
     req._dump();
   }
   return real;
+}
+
+function valuesFor(lazy) {
+  const dump = level(lazy[kDump], DUMP_DONE);
+  if (dump > 0) return PROBE.dumpValues[dump - 1];
+  const end = level(lazy[kEnd], END_DONE);
+  return end > 0 ? PROBE.endValues[end - 1] : PROBE.freshValues;
 }
 
 // Every field of a real state, forwarded (code may hold the stand-in it read earlier).
@@ -207,60 +295,6 @@ function lazyOf(req) {
   return s !== undefined && s !== null && s[kLazy] === true ? s : null;
 }
 
-// Where node emits the 'end' of a dumped request.
-const DUMP_ENDED = 1 + (PROBE?.dumpValues.findIndex((v) => v.readableEnded) ?? 0);
-let onEnded = null;
-
-function stepping(lazy) {
-  const end = lazy[kEnd];
-  const dump = lazy[kDump];
-  return (end > 0 && end < END_DONE) || (dump > 0 && dump < DUMP_DONE);
-}
-
-// One tick passes a level for every request with ticks due, in place of each request's own
-// ticks: a step taken while that tick is queued waits for it. Both lists are reused (a
-// pipelined connection finishes one response per tick, so ticks are many and lists short).
-let due = [];
-let dueCount = 0;
-let spare = [];
-let scheduled = false;
-
-function schedule(lazy) {
-  due[dueCount++] = lazy;
-  if (!scheduled) {
-    scheduled = true;
-    process.nextTick(advance);
-  }
-}
-
-function advance() {
-  scheduled = false;
-  const list = due;
-  const n = dueCount;
-  due = spare;
-  dueCount = 0;
-  spare = list;
-  for (let i = 0; i < n; i++) {
-    const lazy = list[i];
-    list[i] = undefined;
-    if (!lazy[kLazy]) continue;
-    const end = lazy[kEnd];
-    if (end > 0 && end < END_DONE) lazy[kEnd] = end + 1;
-    const dump = lazy[kDump];
-    if (dump > 0 && dump < DUMP_DONE) {
-      lazy[kDump] = dump + 1;
-      if (dump + 1 === DUMP_ENDED) onEnded(lazy[kReq]);
-    }
-    if (stepping(lazy)) schedule(lazy);
-  }
-}
-
-function step(lazy, key) {
-  const queued = stepping(lazy);
-  lazy[key] = 1;
-  if (!queued && stepping(lazy)) schedule(lazy);
-}
-
 // A request with listeners (added past fast-http's on(), e.g. on a swapped prototype) takes
 // node's steps for real.
 
@@ -270,7 +304,7 @@ function lazyEnd(req, lazy) {
     materialize(lazy);
     req.push(null);
   } else {
-    step(lazy, kEnd);
+    lazy[kEnd] = step(END_DONE - 1);
   }
 }
 
@@ -281,8 +315,7 @@ function lazyDump(req, lazy) {
     if (!req._readableState.resumeScheduled) req._dump();
   } else if (!req._dumped) {
     req._dumped = true;
-    step(lazy, kDump);
-    if (DUMP_ENDED === 1) onEnded(req);
+    lazy[kDump] = step(DUMP_DONE - 1);
   }
 }
 
@@ -305,11 +338,6 @@ function defineLazyGetters(proto) {
   }
 }
 
-/** `fn(req)` runs where a dumped request's 'end' listeners would (node's clearIncoming). */
-function onLazyEnd(fn) {
-  onEnded = fn;
-}
-
 module.exports = {
-  makeLazy, lazyOf, lazyEnd, lazyDump, onLazyEnd, defineLazyGetters, materialize,
+  makeLazy, lazyOf, lazyEnd, lazyDump, watchEnd, onDumpedEnd, defineLazyGetters, materialize,
 };
