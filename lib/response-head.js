@@ -66,9 +66,28 @@ function matchHeader(res, field, value) {
   }
 }
 
+/**
+ * The last line built per header name: apps send the same name and value on most responses,
+ * and a line built once is a flat string the addon copies as it is (a new one was three
+ * concatenations, flattened again in every respond()).
+ */
+const lines = new Map();
+const LINES_MAX = 512;
+
 function storeHeader(res, key, value, validate) {
   if (validate) checkValue(key, value);
-  state.lines += key + ': ' + value + '\r\n';
+  const cached = lines.get(key);
+  let line;
+  if (cached !== undefined && cached.value === value) {
+    line = cached.line;
+  } else {
+    line = key + ': ' + value + '\r\n';
+    if (typeof value === 'string' && value.length <= VALID_VALUE_LENGTH_MAX &&
+        (cached !== undefined || lines.size < LINES_MAX)) {
+      lines.set(key, { value, line });
+    }
+  }
+  state.lines = state.lines === '' ? line : state.lines + line;
   matchHeader(res, key, value);
 }
 
