@@ -11,7 +11,9 @@ const {
   METHODS, kIncomingMessage, kServerResponse, kUniqueHeaders, kNeedDrain,
 } = require('./node-internals');
 const { FastSocket, toRaw, MODE_HTTP, kLazy } = require('./socket');
-const { IncomingMessage, setHeaderBlock, setTrailerBlock } = require('./incoming');
+const {
+  IncomingMessage, newBodylessRequest, setHeaderBlock, setTrailerBlock,
+} = require('./incoming');
 const {
   makeLazy, lazyOf, lazyEnd, lazyDump, watchEnd, onDumpedEnd,
 } = require('./lazy-request-stream');
@@ -56,7 +58,17 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   if (server === undefined) return;
   const socket = socketFor(server, id);
   const state = socket[kState];
-  const req = new server[kIncomingMessage](socket);
+  const eager = server[kEagerHeaders];
+  // A body-less request of fast-http's own class (not an app's subclass, nor one whose
+  // prototype an app swaps) runs its stream lifecycle only when observed.
+  let req = null;
+  const bodyless = (flags & (F_BODY_DONE | F_UPGRADE)) === F_BODY_DONE && !eager &&
+    (body === undefined || body.length === 0) && server[kIncomingMessage] === IncomingMessage;
+  if (bodyless) req = newBodylessRequest(socket);
+  if (req === null) {
+    req = new server[kIncomingMessage](socket);
+    if (bodyless) makeLazy(req);
+  }
   if (flags & F_HTTP11) {
     req.httpVersionMajor = 1;
     req.httpVersionMinor = 1;
@@ -73,13 +85,6 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   req.upgrade = (flags & F_UPGRADE) !== 0;
   req.method = METHODS[method];
   req[kSeq] = seq;
-  const eager = server[kEagerHeaders];
-  // A body-less request of fast-http's own class (not an app's subclass, nor one whose
-  // prototype an app swaps) runs its stream lifecycle only when observed.
-  if ((flags & (F_BODY_DONE | F_UPGRADE)) === F_BODY_DONE && !eager &&
-      (body === undefined || body.length === 0) && server[kIncomingMessage] === IncomingMessage) {
-    makeLazy(req);
-  }
   setHeaderBlock(req, headerBlock, eager);
   if (socket[kParser] !== null) socket[kIncoming] = req;
 

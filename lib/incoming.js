@@ -3,10 +3,12 @@
 // addon produced until someone reads rawHeaders / headers / headersDistinct (or the trailer
 // equivalents). Every other behaviour is node's.
 const {
-  NodeIncomingMessage, kHeadersCount, kTrailersCount,
+  NodeIncomingMessage, kHeaders, kHeadersCount, kTrailers, kTrailersCount,
 } = require('./node-internals');
 const { kHeaderBlock, kRawHeaders, kTrailerBlock, kRawTrailers } = require('./symbols');
-const { lazyOf, materialize, defineLazyGetters } = require('./lazy-request-stream');
+const {
+  lazyOf, materialize, defineLazyGetters, lazyStateFor,
+} = require('./lazy-request-stream');
 
 /** node's default parser.maxHeaderPairs: entries (names and values) kept per message. */
 const MAX_HEADER_ENTRIES = 2000;
@@ -99,6 +101,117 @@ function lazyLines(name, kBlock, kLines, kCount) {
 lazyLines('rawHeaders', kHeaderBlock, kRawHeaders, kHeadersCount);
 lazyLines('rawTrailers', kTrailerBlock, kRawTrailers, kTrailersCount);
 
+// A body-less request is made without node's constructor: the same fields in the same order
+// (what `new IncomingMessage(socket)` sets, checked against it when this file loads), with its
+// stream state a stand-in whose real state is made only if something needs it. node's
+// constructor made a ReadableState, ran Readable's, Stream's and EventEmitter's constructors
+// and stored header arrays that were replaced at once.
+const probeSymbols = Object.create(null);
+for (const sym of Object.getOwnPropertySymbols(new NodeIncomingMessage(null))) {
+  probeSymbols[sym.description] = sym;
+}
+const kShapeMode = probeSymbols.shapeMode;
+const kCapture = probeSymbols.kCapture;
+const kAbortController = probeSymbols.kAbortController;
+const kAbortSignalSocket = probeSymbols.kAbortSignalSocket;
+const kAbortSignalListener = probeSymbols.kAbortSignalListener;
+const kAbortSignalDetached = probeSymbols.kAbortSignalDetached;
+const nodeSymbols = [
+  kShapeMode, kCapture, kHeaders, kHeadersCount, kTrailers, kTrailersCount,
+  kAbortController, kAbortSignalSocket, kAbortSignalListener, kAbortSignalDetached,
+].filter((sym) => sym !== undefined);
+
+function BodylessRequest(socket) {
+  this._events = {
+    close: undefined, error: undefined, data: undefined, end: undefined, readable: undefined,
+  };
+  this._readableState = lazyStateFor(this);
+  this._maxListeners = undefined;
+  this.socket = socket;
+  this.httpVersionMajor = null;
+  this.httpVersionMinor = null;
+  this.httpVersion = null;
+  this.complete = false;
+  this.joinDuplicateHeaders = false;
+  this.aborted = false;
+  this.upgrade = null;
+  this.url = '';
+  this.method = null;
+  this.statusCode = null;
+  this.statusMessage = null;
+  this.client = socket;
+  this._consuming = false;
+  this._dumped = false;
+  if (kShapeMode !== undefined) this[kShapeMode] = true;
+  this[kCapture] = false;
+  this[kHeaders] = null;
+  this[kHeadersCount] = 0;
+  this[kTrailers] = null;
+  this[kTrailersCount] = 0;
+  if (kAbortController !== undefined) {
+    this[kAbortController] = null;
+    this[kAbortSignalSocket] = null;
+    this[kAbortSignalListener] = null;
+    this[kAbortSignalDetached] = false;
+  }
+  this[kHeaderBlock] = '';
+  this[kRawHeaders] = null;
+  this[kTrailerBlock] = '';
+  this[kRawTrailers] = null;
+}
+BodylessRequest.prototype = IncomingMessage.prototype;
+
+function sameValue(a, b) {
+  if (a === null || typeof a !== 'object') return Object.is(a, b);
+  if (b === null || typeof b !== 'object') return false;
+  const ka = Reflect.ownKeys(a);
+  const kb = Reflect.ownKeys(b);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && Object.is(a[k], b[k]));
+}
+
+/** Whether BodylessRequest makes what node's constructor makes, on this Node. */
+function bodylessMatchesNode() {
+  try {
+    const socket = new (require('node:net').Socket)();
+    const ref = new IncomingMessage(socket);
+    const req = new BodylessRequest(socket);
+    const refKeys = Object.keys(ref);
+    const keys = Object.keys(req);
+    if (refKeys.join() !== keys.join()) return false;
+    for (const k of refKeys) {
+      if (k !== '_readableState' && !sameValue(ref[k], req[k])) return false;
+    }
+    const refSyms = Object.getOwnPropertySymbols(ref);
+    const syms = new Set(Object.getOwnPropertySymbols(req));
+    if (refSyms.length !== syms.size) return false;
+    for (const sym of refSyms) {
+      if (!syms.has(sym)) return false;
+      if (sym !== kRawHeaders && sym !== kRawTrailers && !sameValue(ref[sym], req[sym])) {
+        return false;
+      }
+    }
+    for (const name of ['rawHeaders', 'rawTrailers']) {
+      if (!sameValue(ref[name], req[name])) return false;
+    }
+    if (!nodeSymbols.every((sym) => syms.has(sym))) return false;
+    // The state made on demand: the same fields, the same values where they are not objects.
+    const state = materialize(req._readableState);
+    const refState = ref._readableState;
+    const stateKeys = Reflect.ownKeys(state);
+    return stateKeys.map(String).join() === Reflect.ownKeys(refState).map(String).join() &&
+      stateKeys.every((k) => typeof state[k] === 'object' || Object.is(state[k], refState[k]));
+  } catch {
+    return false;
+  }
+}
+
+const BODYLESS = bodylessMatchesNode();
+
+/** A request for a body-less message on `socket`, as `new IncomingMessage(socket)` makes it. */
+function newBodylessRequest(socket) {
+  return BODYLESS ? new BodylessRequest(socket) : null;
+}
+
 const HEADERS = { name: 'rawHeaders', kBlock: kHeaderBlock, kLines: kRawHeaders, kCount: kHeadersCount };
 const TRAILERS = { name: 'rawTrailers', kBlock: kTrailerBlock, kLines: kRawTrailers, kCount: kTrailersCount };
 
@@ -134,4 +247,6 @@ function setTrailerBlock(req, block) {
   setLines(req, block, Object.getOwnPropertyDescriptor(req, 'rawHeaders') !== undefined, TRAILERS);
 }
 
-module.exports = { IncomingMessage, parseHeaderBlock, setHeaderBlock, setTrailerBlock };
+module.exports = {
+  IncomingMessage, newBodylessRequest, parseHeaderBlock, setHeaderBlock, setTrailerBlock,
+};

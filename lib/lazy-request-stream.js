@@ -242,10 +242,11 @@ LazyState.prototype = Object.create(ReadableState.prototype);
  * the state they left, a step whose ticks are still due runs for real (its ticks follow).
  */
 function materialize(lazy) {
-  const real = lazy[kReal];
+  let real = lazy[kReal];
   if (!lazy[kLazy]) return real;
   lazy[kLazy] = false;
   const req = lazy[kReq];
+  if (real === null) real = lazy[kReal] = freshState(req);
   if (req._readableState === lazy) req._readableState = real;
   const dump = level(lazy[kDump], DUMP_DONE);
   if (dump === DUMP_DONE) {
@@ -287,6 +288,20 @@ for (const key of PROBE?.keys ?? []) {
 /** Gives a fresh request the stand-in. */
 function makeLazy(req) {
   if (PROBE !== null) req._readableState = new LazyState(req, req._readableState);
+}
+
+/** A stand-in whose real state is made only when needed (see incoming.js). */
+function lazyStateFor(req) {
+  return PROBE !== null ? new LazyState(req, null) : freshState(req);
+}
+
+/** The state node's IncomingMessage constructor makes for a request on `req.socket`. */
+function freshState(req) {
+  const socket = req.socket;
+  const state = new ReadableState(
+    socket ? { highWaterMark: socket.readableHighWaterMark } : undefined, req, false);
+  state.readingMore = true;
+  return state;
 }
 
 /** The stand-in of a request whose lifecycle is still recorded, or null. */
@@ -339,5 +354,6 @@ function defineLazyGetters(proto) {
 }
 
 module.exports = {
-  makeLazy, lazyOf, lazyEnd, lazyDump, watchEnd, onDumpedEnd, defineLazyGetters, materialize,
+  makeLazy, lazyStateFor, lazyOf, lazyEnd, lazyDump, watchEnd, onDumpedEnd, defineLazyGetters,
+  materialize,
 };

@@ -159,3 +159,34 @@ test('until something reads it, the state is a stand-in; reading it makes it rea
   assert.equal(seen.ended, true);
   assert.ok(seen.real > 0);
 });
+
+test('a body-less request has the fields, order and class of one node constructs', async () => {
+  const seen = {};
+  const server = fastHttp.createServer((req, res) => {
+    const syms = Object.getOwnPropertySymbols(req).map(String).sort();
+    seen[req.method] = {
+      keys: Object.keys(req).join(),
+      syms: syms.join(),
+      cls: req.constructor === fastHttp.IncomingMessage && req instanceof nodeHttp.IncomingMessage,
+      raw: JSON.stringify([req.rawHeaders.length, req.rawTrailers]),
+    };
+    req.resume();
+    req.on('end', () => res.end('ok'));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  for (const method of ['GET', 'POST']) {
+    const body = method === 'POST' ? 'x' : '';
+    await new Promise((resolve, reject) => {
+      const sock = net.connect(port, '127.0.0.1');
+      sock.on('error', reject);
+      sock.on('data', (d) => { if (String(d).endsWith('ok')) { sock.destroy(); resolve(); } });
+      sock.write(`${method} / HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n`);
+      // The POST body comes in a second packet: that request is made by the constructor.
+      if (body) setTimeout(() => sock.write(body), 20);
+    });
+  }
+  server.close();
+  assert.equal(seen.GET.cls, true);
+  assert.deepEqual(seen.GET, seen.POST);
+});
