@@ -34,6 +34,9 @@ const SMALL_BUFFER: usize = 16 * 1024;
 const POOLED_MAX: usize = 1024 * 1024;
 /// ...and this many of them.
 const POOL_SIZE: usize = 16;
+/// Small output buffers kept for the next response (each response's bytes are assembled in
+/// one before they join the connection's queue: a malloc and a free per response otherwise).
+const SMALL_POOL_SIZE: usize = 64;
 
 pub const S_HAS_CONNECTION: u32 = 1;
 pub const S_HAS_TIMEOUT: u32 = 1 << 2;
@@ -138,6 +141,7 @@ pub struct Reactor {
     scratch: Vec<u8>,
     dirty: Vec<u64>,
     pool: Vec<Vec<u8>>,
+    small_pool: Vec<Vec<u8>>,
     deferred: VecDeque<Deferred>,
     /// Connections that had more to read when they yielded; resumed on the next loop turn.
     yielded: Vec<u64>,
@@ -209,22 +213,28 @@ impl Reactor {
 
     /// An output buffer with room for `want` bytes, reusing a pooled one for large writes.
     pub fn out_buffer(&mut self, want: usize) -> Vec<u8> {
-        if want > SMALL_BUFFER {
-            if let Some(mut b) = self.pool.pop() {
+        let pooled = if want > SMALL_BUFFER {
+            self.pool.pop()
+        } else {
+            self.small_pool.pop()
+        };
+        match pooled {
+            Some(mut b) => {
                 b.reserve(want);
-                return b;
+                b
             }
+            None => Vec::with_capacity(want),
         }
-        Vec::with_capacity(want)
     }
 
     pub fn recycle(&mut self, mut buf: Vec<u8>) {
-        if buf.capacity() > SMALL_BUFFER
-            && buf.capacity() <= POOLED_MAX
-            && self.pool.len() < POOL_SIZE
-        {
+        let cap = buf.capacity();
+        if cap > SMALL_BUFFER && cap <= POOLED_MAX && self.pool.len() < POOL_SIZE {
             buf.clear();
             self.pool.push(buf);
+        } else if cap > 0 && cap <= SMALL_BUFFER && self.small_pool.len() < SMALL_POOL_SIZE {
+            buf.clear();
+            self.small_pool.push(buf);
         }
     }
 
@@ -776,6 +786,7 @@ pub fn install(
         scratch: vec![0; SCRATCH],
         dirty: Vec::new(),
         pool: Vec::new(),
+        small_pool: Vec::new(),
         deferred: VecDeque::new(),
         yielded: Vec::new(),
         timers: BinaryHeap::new(),

@@ -70,10 +70,15 @@ pub fn call<const N: usize>(cb: Cb, build: impl FnOnce(Env) -> [Value; N]) {
     .flatten() else {
         return;
     };
+    // A batch's own handle scope holds the values of all its calls (a scope per call was an
+    // allocation and a free in Node per request).
+    let batched = BATCH_DEPTH.with(Cell::get) > 0;
     let mut scope = ptr::null_mut();
-    // SAFETY: called on the JS thread from a libuv callback (no JS frame below us), with
-    // the env the reactor was created on.
-    unsafe { sys::napi_open_handle_scope(env, &mut scope) };
+    if !batched {
+        // SAFETY: called on the JS thread from a libuv callback (no JS frame below us), with
+        // the env the reactor was created on.
+        unsafe { sys::napi_open_handle_scope(env, &mut scope) };
+    }
     let args = build(env);
     let f = napi::deref(env, fref);
     // napi_make_callback needs an object receiver: the async resource.
@@ -83,7 +88,7 @@ pub fn call<const N: usize>(cb: Cb, build: impl FnOnce(Env) -> [Value; N]) {
     // Inside a batch the open callback scope already carries the async context and runs the
     // ticks when it closes: a nested napi_make_callback would only push and pop the same
     // context again (about 5 % of a pipelined request's CPU in perf).
-    let status = if BATCH_DEPTH.with(Cell::get) > 0 {
+    let status = if batched {
         // SAFETY: f is a live function; args are live values in this scope.
         unsafe { sys::napi_call_function(env, recv, f, N, args.as_ptr(), &mut result) }
     } else {
@@ -98,8 +103,10 @@ pub fn call<const N: usize>(cb: Cb, build: impl FnOnce(Env) -> [Value; N]) {
             sys::napi_fatal_exception(env, err);
         }
     }
-    // SAFETY: closes the scope opened above.
-    unsafe { sys::napi_close_handle_scope(env, scope) };
+    if !batched {
+        // SAFETY: closes the scope opened above.
+        unsafe { sys::napi_close_handle_scope(env, scope) };
+    }
 }
 
 /// A callback scope around a batch of calls (all requests parsed from one read): process
