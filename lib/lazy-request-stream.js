@@ -17,6 +17,7 @@
 // with resume()). The stand-in is an own property, so it survives an app swapping the
 // request's prototype; node's getters then make the state real.
 const { Readable } = require('node:stream');
+const { inspect } = require('node:util');
 const { NodeIncomingMessage } = require('./node-internals');
 
 const { ReadableState } = Readable;
@@ -284,6 +285,11 @@ for (const key of PROBE?.keys ?? []) {
     },
   });
 }
+
+// util.inspect reads own properties only: show (and so make) the real state.
+LazyState.prototype[inspect.custom] = function inspectState() {
+  return materialize(this);
+};
 
 /** Gives a fresh request the stand-in. */
 function makeLazy(req) {

@@ -7,6 +7,7 @@ const assert = require('node:assert/strict');
 const net = require('node:net');
 const nodeHttp = require('node:http');
 const { finished } = require('node:stream');
+const { inspect } = require('node:util');
 const fastHttp = require('..');
 
 function state(req) {
@@ -70,13 +71,15 @@ test('a request read after its response sees the finished lifecycle node leaves'
     setImmediate(() => log('immediate', state(req), req.socket.parser?.incoming === req));
     setTimeout(() => {
       log('later', state(req), innerState(req));
+      // Every field and flag of the state, as util.inspect shows it.
+      log('inspect', inspect(req._readableState, { depth: 0 }));
       // node emitted 'end' and 'close' long ago: listeners added now never run.
       req.on('end', () => log('end'));
       req.on('close', () => log('close'));
       req.resume();
     }, 10);
   });
-  assert.equal(log.length, 2);
+  assert.equal(log.length, 3);
 });
 
 test('response listeners see the request state of each tick', async () => {
