@@ -193,3 +193,33 @@ test('a body-less request has the fields, order and class of one node constructs
   assert.equal(seen.GET.cls, true);
   assert.deepEqual(seen.GET, seen.POST);
 });
+
+test('a request whose connection closes before the response is aborted as on node', async () => {
+  function aborted(http) {
+    return new Promise((resolve) => {
+      const log = [];
+      const server = http.createServer((req) => {
+        // Looked at once the connection is gone (a socket listener leaves the request alone).
+        req.socket.on('close', () => setImmediate(() => {
+          log.push(`after close ${state(req)} ${req.aborted}`);
+          req.on('close', () => log.push('close after the fact'));
+          setTimeout(() => {
+            server.close();
+            resolve(log);
+          }, 30);
+        }));
+        sock.destroy();
+      });
+      let sock;
+      server.listen(0, '127.0.0.1', () => {
+        sock = net.connect(server.address().port, '127.0.0.1');
+        sock.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+      });
+    });
+  }
+  const expected = await aborted(nodeHttp);
+  assert.deepEqual(await aborted(fastHttp), expected);
+  // node marks it aborted and destroyed; no 'close' reaches a listener added afterwards.
+  assert.equal(expected.length, 1);
+  assert.match(expected[0], / true$/);
+});
