@@ -14,6 +14,7 @@
 const EventEmitter = require('node:events');
 const net = require('node:net');
 const Stream = require('node:stream');
+const { findDescriptor, replaceGetter } = require('./descriptors');
 
 const { Duplex, Readable, Writable } = Stream;
 const { ReadableState } = Readable;
@@ -83,13 +84,6 @@ for (const name of ['_readableState', '_writableState']) {
   });
 }
 
-function findDescriptor(name) {
-  for (let p = Duplex.prototype; p !== null; p = Object.getPrototypeOf(p)) {
-    const d = Object.getOwnPropertyDescriptor(p, name);
-    if (d !== undefined) return d;
-  }
-  return undefined;
-}
 
 // What a fresh socket's states say, read off a real Duplex built the same way (with the
 // 'data' listener a subclass replays), so the answers follow the running Node version.
@@ -98,7 +92,7 @@ function freshValues(options, hasDataListener) {
   if (hasDataListener) probe.on('data', () => {});
   const values = Object.create(null);
   for (const name of STATE_GETTERS) {
-    const d = findDescriptor(name);
+    const d = findDescriptor(Duplex.prototype, name);
     if (d?.get === undefined) continue;
     const v = d.get.call(probe);
     if (v === null || typeof v !== 'object') values[name] = v;
@@ -123,30 +117,16 @@ const STATE_GETTERS = [
 function defineLazyGetters(proto, options, hasDataListener) {
   const values = freshValues(options, hasDataListener);
   for (const name of Object.keys(values)) {
-    const d = findDescriptor(name);
     const value = values[name];
-    Object.defineProperty(proto, name, {
-      __proto__: null,
-      configurable: true,
-      enumerable: d.enumerable,
-      get() {
-        return this[kLazy] ? value : d.get.call(this);
-      },
-      set: d.set,
-    });
+    replaceGetter(proto, name, (get) => function getter() {
+      return this[kLazy] ? value : get.call(this);
+    }, Duplex.prototype);
   }
   const defaultHwm = Stream.getDefaultHighWaterMark ? Stream.getDefaultHighWaterMark(false) : 16384;
   for (const name of ['readableHighWaterMark', 'writableHighWaterMark']) {
-    const d = findDescriptor(name);
-    Object.defineProperty(proto, name, {
-      __proto__: null,
-      configurable: true,
-      enumerable: d.enumerable,
-      get() {
-        return this[kLazy] ? (this[kOptions].highWaterMark ?? defaultHwm) : d.get.call(this);
-      },
-      set: d.set,
-    });
+    replaceGetter(proto, name, (get) => function getter() {
+      return this[kLazy] ? (this[kOptions].highWaterMark ?? defaultHwm) : get.call(this);
+    }, Duplex.prototype);
   }
 }
 

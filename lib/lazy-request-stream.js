@@ -19,6 +19,7 @@
 const { Readable } = require('node:stream');
 const { inspect } = require('node:util');
 const { NodeIncomingMessage } = require('./node-internals');
+const { findDescriptor, replaceGetter } = require('./descriptors');
 
 const { ReadableState } = Readable;
 
@@ -33,14 +34,6 @@ const PUBLIC = [
   'destroyed', 'closed', 'errored', 'readable', 'readableEnded', 'readableFlowing',
   'readableLength', 'readableAborted', 'readableDidRead',
 ];
-
-function findDescriptor(proto, name) {
-  for (let p = proto; p !== null; p = Object.getPrototypeOf(p)) {
-    const d = Object.getOwnPropertyDescriptor(p, name);
-    if (d !== undefined) return d;
-  }
-  return undefined;
-}
 
 function isPrimitive(v) {
   return v === null || (typeof v !== 'object' && typeof v !== 'function');
@@ -343,18 +336,9 @@ function lazyDump(req, lazy) {
 /** The public getters on `proto`, answered from the phase while the state is a stand-in. */
 function defineLazyGetters(proto) {
   for (const name of PUBLIC) {
-    const d = findDescriptor(proto, name);
-    if (d?.get === undefined) continue;
-    const get = d.get;
-    Object.defineProperty(proto, name, {
-      __proto__: null,
-      configurable: true,
-      enumerable: d.enumerable,
-      get() {
-        const s = this._readableState;
-        return s?.[kLazy] === true ? valuesFor(s)[name] : get.call(this);
-      },
-      set: d.set,
+    replaceGetter(proto, name, (get) => function getter() {
+      const s = this._readableState;
+      return s?.[kLazy] === true ? valuesFor(s)[name] : get.call(this);
     });
   }
 }

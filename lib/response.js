@@ -43,33 +43,24 @@ const nodeSetHeader = NodeServerResponse.prototype.setHeader;
 const nodeSend = NodeServerResponse.prototype._send;
 
 /**
- * The store of setHeader() (node's kOutHeaders): node makes it `{ __proto__: null }`, which
- * V8 keeps in dictionary mode, so every first store of a response missed the inline cache
- * and went through the runtime (14 % of a setHeader + end request's CPU), and iterating it
- * built a key list. Instances of this class have no Object.prototype either (a lookup of
- * 'constructor' or 'toString' finds nothing, as node relies on) but stay in fast mode.
+ * A store without Object.prototype (a lookup of 'constructor' or 'toString' finds nothing, as
+ * node relies on) that V8 keeps in fast mode. node makes its stores `{ __proto__: null }`,
+ * which V8 keeps in dictionary mode: the first store of a response went through the runtime
+ * (14 % of a setHeader + end request's CPU), iterating one built a key list, and every emit
+ * looked its listeners up in a dictionary. Used for setHeader()'s kOutHeaders and for the
+ * listener store (`_events`) of every response, as node's Readable and Writable preset theirs.
  */
-function OutHeaders() {}
-OutHeaders.prototype = Object.create(null);
+function Store() {}
+Store.prototype = Object.create(null);
 
 /** Node 24's lenient header checks (httpValidation, --insecure-http-parser): node's path. */
 function lenient(res) {
   return res._isLenientHeaderValidation !== undefined && res._isLenientHeaderValidation();
 }
 
-/**
- * node's EventEmitter gives every response a `{ __proto__: null }` listener store, which V8
- * keeps in dictionary mode: the 'finish' listener every response gets and each emit
- * ('socket', 'prefinish', 'finish', 'close') went through dictionary lookups. This store has
- * no Object.prototype either (emit('toString') finds nothing) but stays in fast mode, as the
- * stores node's Readable and Writable preset do.
- */
-function Listeners() {}
-Listeners.prototype = Object.create(null);
-
 /** node's ServerResponse constructor, given the fast store first (EventEmitter keeps it). */
 function WithListenerStore(req, options) {
-  this._events = new Listeners();
+  this._events = new Store();
   this._eventsCount = 0;
   NodeServerResponse.call(this, req, options);
 }
@@ -116,7 +107,7 @@ class ServerResponse extends WithListenerStore {
     checkName(name);
     checkValue(name, value);
     let headers = this[kOutHeaders];
-    if (headers === null) this[kOutHeaders] = headers = new OutHeaders();
+    if (headers === null) this[kOutHeaders] = headers = new Store();
     headers[name.toLowerCase()] = [name, value];
     return this;
   }
