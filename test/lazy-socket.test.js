@@ -51,6 +51,16 @@ function listen(server) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
 }
 
+/** One request to `server`, which is closed afterwards; resolves with the response text. */
+async function getOnce(server) {
+  const port = await listen(server);
+  try {
+    return await get(port);
+  } finally {
+    server.close();
+  }
+}
+
 test('a socket answers its stream getters as its states would, before and after they exist', async () => {
   let seen;
   const server = fastHttp.createServer((req, res) => {
@@ -63,12 +73,7 @@ test('a socket answers its stream getters as its states would, before and after 
     seen = { lazyBefore, made: hasStates(socket), before, after, paused: socket.isPaused() };
     res.end('{}');
   });
-  const port = await listen(server);
-  try {
-    await get(port);
-  } finally {
-    server.close();
-  }
+  await getOnce(server);
   assert.equal(seen.lazyBefore, true, 'a fresh request\'s socket has no stream states yet');
   assert.equal(seen.made, true);
   assert.deepEqual(seen.before, seen.after);
@@ -155,13 +160,7 @@ test('a socket without states can be paused, resumed, corked and destroyed', asy
     socket.resume();
     res.end('{}');
   });
-  const port = await listen(server);
-  try {
-    const text = await get(port);
-    assert.match(text, /^HTTP\/1\.1 200 OK\r\n/);
-  } finally {
-    server.close();
-  }
+  assert.match(await getOnce(server), /^HTTP\/1\.1 200 OK\r\n/);
 });
 
 test('replacing one stream state on a socket without states leaves the other readable', async () => {
@@ -178,11 +177,6 @@ test('replacing one stream state on a socket without states leaves the other rea
     };
     res.end('{}');
   });
-  const port = await listen(server);
-  try {
-    await get(port);
-  } finally {
-    server.close();
-  }
+  await getOnce(server);
   assert.deepEqual(seen, { lazy: true, replaced: true, writable: 'number' });
 });

@@ -198,3 +198,26 @@ test('setHeader store: names like Object.prototype members are plain headers', (
   request: GET,
   until: 1,
 }));
+
+// Header lines are cached per name and value (response-head.js): a name whose value changes
+// from one response to the next must carry each response's own value.
+test('one header name with changing values across responses (writeHead and setHeader)', (t) => compare(t, {
+  handler: (req, res) => {
+    const v = req.url.slice(1);
+    if (v.startsWith('s')) {
+      res.setHeader('X-V', v);
+      res.end(v);
+    } else {
+      res.writeHead(200, { 'X-V': v, 'Content-Type': v.length > 1 ? 'text/html' : 'text/plain' });
+      res.end(v);
+    }
+  },
+  request: raw(
+    'GET /a HTTP/1.1', 'Host: localhost', '',
+    'GET /bb HTTP/1.1', 'Host: localhost', '',
+    'GET /a HTTP/1.1', 'Host: localhost', '',
+    'GET /s1 HTTP/1.1', 'Host: localhost', '',
+    'GET /s2 HTTP/1.1', 'Host: localhost', '',
+    ''),
+  until: 5,
+}));
