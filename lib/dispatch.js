@@ -427,6 +427,24 @@ function onEnd(id) {
   }
 }
 
+function onShutdown(id) {
+  const socket = sockets.get(id);
+  if (socket !== undefined) socket._onShutdown();
+}
+
+/** fast-http panicked serving `sid` (it closed what the panic concerned): a JS error. */
+function onInternalError(sid, message) {
+  const err = new Error(message);
+  err.code = 'ERR_FAST_HTTP_INTERNAL';
+  const server = servers[sid];
+  if (server !== undefined) server.emit('error', err);
+  else process.nextTick(throwError, err);
+}
+
+function throwError(err) {
+  throw err;
+}
+
 function onServerDrained(sid) {
   const server = servers[sid];
   if (server !== undefined) server._onDrained();
@@ -434,7 +452,7 @@ function onServerDrained(sid) {
 
 init({
   onRequest, onBody, onBodyEnd, onDrain, onClose, onTimeout, onClientError, onConnection,
-  onData, onEnd, onServerDrained,
+  onData, onEnd, onServerDrained, onShutdown, onInternalError,
 });
 
 module.exports = { socketFor };

@@ -16,6 +16,9 @@ function init(handlers) {
   const codes = [];
   for (const code of Object.keys(STATUS_CODES)) codes.push(Number(code), STATUS_CODES[code]);
   binding.init(handlers, METHODS, codes);
+  // node:http writes an ended response at once, so it reaches the client even when the
+  // process exits right after: write what is queued before this one exits.
+  process.on('exit', binding.flushAll);
 }
 
 module.exports = { binding, servers, sockets, init };

@@ -115,19 +115,18 @@ function pushConfig(server) {
   c.flags = lenient ? (c.flags | S_LENIENT) : (c.flags & ~S_LENIENT);
   const kat = c.keepAliveTimeout;
   const max = c.maxRequestsPerSocket > 0 ? `, max=${c.maxRequestsPerSocket}` : '';
-  binding.serverConfig(
-    sid,
-    c.maxHeaderSize || defaultMaxHeaderSize,
-    kat ? kat + KEEP_ALIVE_BUFFER : 0,
-    c.timeout,
-    c.headersTimeout,
-    c.requestTimeout,
-    c.connectionsCheckingInterval,
-    c.flags,
-    c.keepAliveInitialDelay,
-    c.maxConnections > 0 ? c.maxConnections : 0,
-    `Keep-Alive: timeout=${Math.floor(kat / 1000)}${max}\r\n`,
-  );
+  binding.serverConfig(sid, {
+    maxHeaderSize: c.maxHeaderSize || defaultMaxHeaderSize,
+    keepAliveTimeout: kat ? kat + KEEP_ALIVE_BUFFER : 0,
+    timeout: c.timeout,
+    headersTimeout: c.headersTimeout,
+    requestTimeout: c.requestTimeout,
+    checkInterval: c.connectionsCheckingInterval,
+    flags: c.flags,
+    keepAliveDelay: c.keepAliveInitialDelay,
+    maxConnections: c.maxConnections > 0 ? c.maxConnections : 0,
+    keepAliveLine: `Keep-Alive: timeout=${Math.floor(kat / 1000)}${max}\r\n`,
+  });
 }
 
 Object.defineProperty(Server.prototype, 'httpAllowHalfOpen', {

@@ -17,6 +17,7 @@ const { isUint8Array } = require('node:util/types');
 /** Writes up to this size may be coalesced with others of the same task. */
 const COALESCE_MAX_WRITE = 16 * 1024;
 const kRawWrites = Symbol('fast-http.rawWrites');
+const kFinalCallback = Symbol('fast-http.finalCallback');
 
 const kOnTimeout = HTTPParser.kOnTimeout | 0;
 
@@ -172,9 +173,23 @@ class FastSocket extends LazyDuplex {
     }
   }
 
+  /** net.Socket ends with a shutdown request: 'finish' once FIN follows every queued byte. */
   _final(cb) {
+    if (this[kClosed]) {
+      cb();
+      return;
+    }
+    this[kFinalCallback] = cb;
     binding.shutdown(this[kId]);
-    cb();
+  }
+
+  /** FIN went out after every queued byte (the shutdown request completed). */
+  _onShutdown() {
+    const cb = this[kFinalCallback];
+    if (cb !== null) {
+      this[kFinalCallback] = null;
+      cb();
+    }
   }
 
   _read() {
@@ -395,6 +410,7 @@ class FastSocket extends LazyDuplex {
 // connection's socket is kept for as long as the connection).
 Object.assign(FastSocket.prototype, {
   [kPendingWrites]: null,
+  [kFinalCallback]: null,
   [kAddress]: null,
   [kReadPaused]: false,
   [kTapping]: false,

@@ -1,19 +1,20 @@
 //! fast-http: a node:http-compatible server core. See DESIGN.md for the shape: a mio reactor
-//! on the JS thread inside libuv's loop (`reactor`), per-connection state (`conn`), pure
-//! protocol code (`proto`), and the N-API layer (`binding`).
+//! on the JS thread inside libuv's loop (`reactor`), the HTTP/1 connection state machine
+//! (`conn`), pure protocol code (`proto`), sockets (`listener`), and the N-API layer
+//! (`binding`), the only code that knows JS. Dependencies point one way:
+//! binding → reactor → conn → proto.
 
-pub mod binding;
-pub mod conn;
-pub mod listener;
+mod binding;
+mod conn;
+mod listener;
 pub mod proto;
-pub mod reactor;
-pub mod uv;
+mod reactor;
 
 use napi::JsValue;
 use napi_derive::napi;
 
 #[napi(module_exports)]
 pub fn module_init(exports: napi::bindgen_prelude::Object, env: napi::Env) -> napi::Result<()> {
-    binding::exports::register(env.raw(), exports.raw());
+    binding::register(env.raw(), exports.raw());
     Ok(())
 }

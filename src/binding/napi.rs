@@ -84,34 +84,15 @@ impl Args {
     }
 
     pub fn is_nullish(&self, i: usize) -> bool {
-        let t = self.kind(i);
-        t == sys::ValueType::napi_undefined || t == sys::ValueType::napi_null
+        self.get(i).is_none_or(|v| is_nullish(self.env, v))
     }
 
     pub fn f64(&self, i: usize) -> f64 {
-        let mut out = 0.0;
-        if let Some(v) = self.get(i) {
-            // SAFETY: v is a live value; a non-number leaves `out` untouched.
-            unsafe { sys::napi_get_value_double(self.env, v, &mut out) };
-        }
-        if out.is_nan() {
-            0.0
-        } else {
-            out
-        }
+        self.get(i).map_or(0.0, |v| f64_of(self.env, v))
     }
 
     pub fn u32(&self, i: usize) -> u32 {
-        let mut out = 0u32;
-        if let Some(v) = self.get(i) {
-            // SAFETY: as above.
-            unsafe { sys::napi_get_value_uint32(self.env, v, &mut out) };
-        }
-        out
-    }
-
-    pub fn i64(&self, i: usize) -> i64 {
-        self.f64(i) as i64
+        self.get(i).map_or(0, |v| u32_of(self.env, v))
     }
 
     pub fn bool(&self, i: usize) -> bool {
@@ -274,17 +255,45 @@ fn slice_or_empty<'a>(data: *const u8, len: usize) -> &'a [u8] {
     }
 }
 
+pub fn object(env: Env) -> Value {
+    let mut v = ptr::null_mut();
+    // SAFETY: env is live.
+    unsafe { sys::napi_create_object(env, &mut v) };
+    v
+}
+
+/// A number value as u32 (0 when it is not a number).
+pub fn u32_of(env: Env, v: Value) -> u32 {
+    let mut out = 0u32;
+    // SAFETY: v is a live value; a non-number leaves `out` untouched.
+    unsafe { sys::napi_get_value_uint32(env, v, &mut out) };
+    out
+}
+
+/// A number value as f64 (0 when it is not a number, or NaN).
+pub fn f64_of(env: Env, v: Value) -> f64 {
+    let mut out = 0.0;
+    // SAFETY: v is a live value; a non-number leaves `out` untouched.
+    unsafe { sys::napi_get_value_double(env, v, &mut out) };
+    if out.is_nan() {
+        0.0
+    } else {
+        out
+    }
+}
+
+/// Whether `v` is undefined or null.
+pub fn is_nullish(env: Env, v: Value) -> bool {
+    let mut t = sys::ValueType::napi_undefined;
+    // SAFETY: v is a live value.
+    unsafe { sys::napi_typeof(env, v, &mut t) };
+    t == sys::ValueType::napi_undefined || t == sys::ValueType::napi_null
+}
+
 pub fn undefined(env: Env) -> Value {
     let mut v = ptr::null_mut();
     // SAFETY: env is live.
     unsafe { sys::napi_get_undefined(env, &mut v) };
-    v
-}
-
-pub fn null(env: Env) -> Value {
-    let mut v = ptr::null_mut();
-    // SAFETY: env is live.
-    unsafe { sys::napi_get_null(env, &mut v) };
     v
 }
 
@@ -417,7 +426,7 @@ pub fn define_fn(env: Env, obj: Value, name: &str, cb: sys::napi_callback) {
 
 /// # Safety
 /// `env` must be a live env.
-pub unsafe fn sys_get_uv_loop(env: Env, out: *mut *mut crate::uv::uv_loop_t) {
+pub unsafe fn sys_get_uv_loop(env: Env, out: *mut *mut crate::reactor::uv::uv_loop_t) {
     // SAFETY: the caller passes a live env; libuv's loop type is opaque on both sides.
     unsafe { sys::napi_get_uv_event_loop(env, out as *mut *mut sys::uv_loop_s) };
 }

@@ -3,7 +3,7 @@
 
 #![allow(non_camel_case_types)]
 
-use std::os::raw::{c_int, c_void};
+use std::os::raw::c_int;
 
 #[repr(C)]
 pub struct uv_loop_t {
@@ -40,14 +40,10 @@ extern "C" {
         timeout: u64,
         repeat: u64,
     ) -> c_int;
-    pub fn uv_timer_stop(handle: *mut uv_handle_t) -> c_int;
     pub fn uv_close(handle: *mut uv_handle_t, cb: uv_close_cb);
     pub fn uv_ref(handle: *mut uv_handle_t);
     pub fn uv_unref(handle: *mut uv_handle_t);
     pub fn uv_now(lp: *const uv_loop_t) -> u64;
-    pub fn uv_update_time(lp: *mut uv_loop_t);
-    pub fn uv_handle_set_data(handle: *mut uv_handle_t, data: *mut c_void);
-    pub fn uv_handle_get_data(handle: *const uv_handle_t) -> *mut c_void;
 }
 
 /// Allocates zeroed storage for a handle of `kind`; freed by [`free_handle`] from the close

@@ -1,0 +1,71 @@
+//! Every flag value JS and the addon exchange, in one table: JS reads them from the addon
+//! (`binding.flags`) instead of keeping copies.
+
+use super::napi::{self, Env, Value};
+use crate::proto::encode::*;
+use crate::proto::parse::*;
+use crate::reactor::server::*;
+
+/// (name, value): request facts (F_*), how to write a response (R_*), server settings (S_*).
+pub const FLAGS: &[(&str, u32)] = &[
+    ("F_HTTP11", F_HTTP11),
+    ("F_KEEP_ALIVE", F_KEEP_ALIVE),
+    ("F_UPGRADE", F_UPGRADE),
+    ("F_EXPECT_CONTINUE", F_EXPECT_CONTINUE),
+    ("F_EXPECT_OTHER", F_EXPECT_OTHER),
+    ("F_HAS_BODY", F_HAS_BODY),
+    ("F_BODY_DONE", F_BODY_DONE),
+    ("F_HOST", F_HOST),
+    ("F_CONNECT", F_CONNECT),
+    ("F_CHUNKED", F_CHUNKED),
+    ("F_CONTENT_LENGTH", F_CONTENT_LENGTH),
+    ("F_CONN_CLOSE", F_CONN_CLOSE),
+    ("F_HTTP10", F_HTTP10),
+    ("F_INVALID_TE", F_INVALID_TE),
+    ("VERSION_SHIFT", VERSION_SHIFT),
+    ("R_DATE", R_DATE),
+    ("R_CONN_KEEP_ALIVE", R_CONN_KEEP_ALIVE),
+    ("R_CONN_CLOSE", R_CONN_CLOSE),
+    ("R_CONTENT_LENGTH", R_CONTENT_LENGTH),
+    ("R_CHUNKED", R_CHUNKED),
+    ("R_NO_BODY", R_NO_BODY),
+    ("R_CLOSE_AFTER", R_CLOSE_AFTER),
+    ("R_KA_TIMEOUT", R_KA_TIMEOUT),
+    ("R_FRAME", R_FRAME),
+    ("R_TENTATIVE", R_TENTATIVE),
+    ("R_UTF8_HEAD", R_UTF8_HEAD),
+    ("S_HAS_CONNECTION", S_HAS_CONNECTION),
+    ("S_HAS_TIMEOUT", S_HAS_TIMEOUT),
+    ("S_HAS_UPGRADE", S_HAS_UPGRADE),
+    ("S_HAS_CONNECT", S_HAS_CONNECT),
+    ("S_NO_DELAY", S_NO_DELAY),
+    ("S_KEEP_ALIVE", S_KEEP_ALIVE),
+    ("S_HALF_OPEN", S_HALF_OPEN),
+    ("S_LENIENT", S_LENIENT),
+];
+
+/// The table as a frozen-by-convention JS object.
+pub fn object(env: Env) -> Value {
+    let obj = napi::object(env);
+    for (name, v) in FLAGS {
+        napi::set_named(env, obj, name, napi::u32v(env, *v));
+    }
+    obj
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FLAGS;
+
+    #[test]
+    fn names_and_values_are_unique_per_family() {
+        for (i, (a, va)) in FLAGS.iter().enumerate() {
+            for (b, vb) in &FLAGS[i + 1..] {
+                assert_ne!(a, b);
+                if a[..2] == b[..2] && !a.starts_with("VERSION") && !b.starts_with("VERSION") {
+                    assert_ne!(va, vb, "{a} and {b} share a value");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! Servers: creation, options, listening, closing, their connections.
+
+use super::napi::{self, Env, Value};
+use super::{export, undef};
+use crate::listener::{self, Listener, TcpOptions};
+use crate::reactor::{self, server::ServerCfg};
+use std::net::IpAddr;
+
+type Setter = fn(&mut ServerCfg, Env, Value);
+
+/// The server options JS passes to `serverConfig` (by these names), and where each goes: one
+/// place per option on this side. JS reads the names from `binding.serverOptions`.
+const OPTIONS: &[(&str, Setter)] = &[
+    ("maxHeaderSize", |c, e, v| {
+        c.max_header_size = napi::f64_of(e, v) as usize
+    }),
+    ("keepAliveTimeout", |c, e, v| {
+        c.keep_alive_timeout = napi::f64_of(e, v) as u64
+    }),
+    ("timeout", |c, e, v| c.timeout = napi::f64_of(e, v) as u64),
+    ("headersTimeout", |c, e, v| {
+        c.headers_timeout = napi::f64_of(e, v) as u64
+    }),
+    ("requestTimeout", |c, e, v| {
+        c.request_timeout = napi::f64_of(e, v) as u64
+    }),
+    ("checkInterval", |c, e, v| {
+        c.check_interval = napi::f64_of(e, v) as u64
+    }),
+    ("flags", |c, e, v| c.flags = napi::u32_of(e, v)),
+    ("keepAliveDelay", |c, e, v| {
+        c.keep_alive_delay = napi::u32_of(e, v)
+    }),
+    ("maxConnections", |c, e, v| {
+        c.max_connections = napi::u32_of(e, v)
+    }),
+    ("keepAliveLine", |c, e, v| {
+        c.ka_line.clear();
+        napi::string_into(e, v, &mut c.ka_line, napi::Encoding::Latin1);
+    }),
+];
+
+pub fn option_names(env: Env) -> Value {
+    let names: Vec<Value> = OPTIONS.iter().map(|(n, _)| napi::utf8(env, n)).collect();
+    napi::array(env, &names)
+}
+
+export!(create, |a| {
+    let sid = reactor::with(|r| r.add_server()).unwrap_or(u32::MAX);
+    napi::u32v(a.env, sid)
+});
+
+// serverConfig(sid, options): every field of OPTIONS present on `options` is applied.
+export!(config, |a| {
+    let sid = a.u32(0);
+    let Some(obj) = a.get(1) else {
+        return undef(&a);
+    };
+    let env = a.env;
+    reactor::with(|r| {
+        let restart = {
+            let Some(s) = r.server(sid) else { return };
+            let old_interval = s.cfg.check_interval;
+            for (name, set) in OPTIONS {
+                let v = napi::get_named(env, obj, name);
+                if !napi::is_nullish(env, v) {
+                    set(&mut s.cfg, env, v);
+                }
+            }
+            old_interval != s.cfg.check_interval && s.listener.is_some()
+        };
+        if restart {
+            r.start_server_checks(sid);
+        }
+    });
+    undef(&a)
+});
+
+// serverFlags(sid, mask, value): listener-presence bits, updated as JS listeners come and go.
+export!(flags, |a| {
+    let (sid, mask, value) = (a.u32(0), a.u32(1), a.u32(2));
+    reactor::with(|r| {
+        if let Some(s) = r.server(sid) {
+            s.cfg.flags = (s.cfg.flags & !mask) | (value & mask);
+        }
+    });
+    undef(&a)
+});
+
+fn addr_result(env: Env, addr: Option<std::net::SocketAddr>) -> Value {
+    match addr {
+        Some(sa) => {
+            let family = if sa.is_ipv6() { "IPv6" } else { "IPv4" };
+            napi::array(
+                env,
+                &[
+                    napi::utf8(env, &sa.ip().to_string()),
+                    napi::utf8(env, family),
+                    napi::u32v(env, sa.port() as u32),
+                ],
+            )
+        }
+        None => napi::undefined(env),
+    }
+}
+
+fn errno_of(e: &std::io::Error) -> i32 {
+    -e.raw_os_error().unwrap_or(libc::EINVAL)
+}
+
+// listenTcp(sid, ip, port, backlog, reusePort, ipv6Only) -> [address, family, port] | -errno
+export!(listen_tcp, |a| {
+    let sid = a.u32(0);
+    let ip: Option<IpAddr> = a.string(1).and_then(|s| s.parse().ok());
+    let Some(ip) = ip else {
+        return napi::i32v(a.env, -libc::EINVAL);
+    };
+    let opts = TcpOptions {
+        backlog: a.u32(3) as i32,
+        reuse_port: a.bool(4),
+        ipv6_only: a.bool(5),
+    };
+    match listener::listen_tcp(ip, a.u32(2) as u16, &opts) {
+        Err(e) => napi::i32v(a.env, errno_of(&e)),
+        Ok(l) => {
+            let l = Listener::Tcp(l);
+            let addr = l.local_addr();
+            match reactor::with(|r| r.register_listener(sid, l)) {
+                Some(Ok(())) => addr_result(a.env, addr),
+                Some(Err(e)) => napi::i32v(a.env, errno_of(&e)),
+                None => napi::i32v(a.env, -libc::EINVAL),
+            }
+        }
+    }
+});
+
+// listenUnix(sid, path, backlog) -> 0 | -errno
+export!(listen_unix, |a| {
+    let sid = a.u32(0);
+    let Some(path) = a.string(1) else {
+        return napi::i32v(a.env, -libc::EINVAL);
+    };
+    match listener::listen_unix(&path, a.u32(2) as i32) {
+        Err(e) => napi::i32v(a.env, errno_of(&e)),
+        Ok(l) => match reactor::with(|r| r.register_listener(sid, Listener::Unix(l, path))) {
+            Some(Ok(())) => napi::i32v(a.env, 0),
+            Some(Err(e)) => napi::i32v(a.env, errno_of(&e)),
+            None => napi::i32v(a.env, -libc::EINVAL),
+        },
+    }
+});
+
+// serverClose(sid) -> connections still open
+export!(close, |a| {
+    let n = reactor::with(|r| r.close_listener(a.u32(0))).unwrap_or(0);
+    napi::u32v(a.env, n)
+});
+
+// serverFree(sid): the JS server was garbage-collected.
+export!(free, |a| {
+    reactor::with(|r| r.free_server(a.u32(0)));
+    undef(&a)
+});
+
+export!(set_ref, |a| {
+    reactor::with(|r| r.set_server_ref(a.u32(0), a.bool(1)));
+    undef(&a)
+});
+
+// serverConns(sid, idleOnly, close) -> ids (closing them natively when `close`)
+export!(conns, |a| {
+    let (sid, idle, close) = (a.u32(0), a.bool(1), a.bool(2));
+    let ids = reactor::with(|r| {
+        let ids = r.server_conns(sid, idle);
+        if close {
+            for &id in &ids {
+                r.close_conn(id, 0);
+            }
+        }
+        ids
+    })
+    .unwrap_or_default();
+    let vals: Vec<Value> = ids.iter().map(|&id| napi::f64v(a.env, id as f64)).collect();
+    napi::array(a.env, &vals)
+});

@@ -1,0 +1,257 @@
+//! The socket facade's calls: raw writes (upgraded sockets, and node's own response path),
+//! reading control, options, addresses and counters.
+
+use super::napi::{self, Value};
+use super::response::want_drain;
+use super::{export, id_of, undef};
+use crate::conn::{Pinned, Writing};
+use crate::reactor::{self, C_JS_WATCH, C_TAP};
+use ::napi::sys;
+
+/// Held (deferred) bytes past which a coalescing batch is written at once.
+const COALESCE_LIMIT: usize = 64 * 1024;
+/// Buffers from this size are queued by reference instead of copied (off the V8 heap, so
+/// their memory never moves; node's writev keeps Buffers the same way).
+const PIN_MIN: usize = 16 * 1024;
+
+// raw(id, seq (-1 = the active response), data, latin1?, highWaterMark, defer?)
+//   -> bytes still unsent after trying to write | 0 when held (defer) | -1 when closed
+// With `defer` the bytes wait in the connection's queue for flush() (write coalescing on
+// upgraded sockets), unless the held batch passes COALESCE_LIMIT.
+export!(raw, |a| {
+    let id = id_of(&a, 0);
+    let seq = a.f64(1);
+    let latin1 = a.bool(3);
+    let hwm = a.f64(4);
+    let defer = a.bool(5);
+    let env = a.env;
+    // Appended straight into the connection's queue: this is the per-write hot path of
+    // upgraded sockets.
+    let q = reactor::with(|r| {
+        let Some(c) = r.conn(id) else { return -1.0 };
+        if c.http.writing == Writing::Shut {
+            return -1.0;
+        }
+        let out = &mut c.http.out;
+        let seq = if seq < 0.0 { out.active } else { seq as u32 };
+        let active = seq == out.active;
+        if a.kind(2) == sys::ValueType::napi_string {
+            let enc = if latin1 {
+                napi::Encoding::Latin1
+            } else {
+                napi::Encoding::Utf8
+            };
+            let Some(t) = out.tail(seq) else {
+                return out.queued() as f64;
+            };
+            let before = t.len();
+            napi::string_into(env, a.argv[2], t, enc);
+            let n = t.len() - before;
+            if active {
+                out.pushed(n);
+            }
+        } else if let Some(b) = a.bytes(2) {
+            let keep = if active && b.len() >= PIN_MIN {
+                napi::JsRef::new(env, a.argv[2])
+            } else {
+                None
+            };
+            match keep {
+                Some(keep) => {
+                    // SAFETY: `b` is the memory of the Buffer `keep` holds: at least PIN_MIN
+                    // bytes, so off the V8 heap and never moved while referenced.
+                    let p = unsafe { Pinned::new(b.as_ptr(), b.len(), Box::new(keep)) };
+                    let _ = out.push_pinned(p);
+                }
+                None => {
+                    let Some(t) = out.tail(seq) else {
+                        return out.queued() as f64;
+                    };
+                    t.extend_from_slice(b);
+                    if active {
+                        out.pushed(b.len());
+                    }
+                }
+            }
+        }
+        out.queued() as f64
+    })
+    .unwrap_or(-1.0);
+    if q < 0.0 {
+        return napi::f64v(a.env, q);
+    }
+    if defer && q as usize <= COALESCE_LIMIT {
+        // Held, not refused: no backpressure yet.
+        return napi::f64v(a.env, 0.0);
+    }
+    // What the kernel did not take (inside a batch, everything until the batch ends).
+    let left = reactor::with(|r| {
+        r.after_write(id);
+        r.conn(id)
+            .map(|c| c.http.out.queued() as f64)
+            .unwrap_or(-1.0)
+    })
+    .unwrap_or(-1.0);
+    want_drain(id, left, hwm);
+    napi::f64v(a.env, left)
+});
+
+// flush(id): write what coalescing held back (end of the JS task's microtasks).
+export!(flush, |a| {
+    let id = id_of(&a, 0);
+    reactor::with(|r| r.after_write(id));
+    undef(&a)
+});
+
+// flushAll(): the process is about to exit; what was ended goes to the kernel now.
+export!(flush_all, |a| {
+    reactor::with(|r| r.flush_all());
+    undef(&a)
+});
+
+export!(pause, |a| {
+    reactor::with(|r| r.set_paused(id_of(&a, 0), a.bool(1)));
+    undef(&a)
+});
+
+// inject(id, bytes): bytes handed to socket.push() in HTTP mode are parsed as if they had
+// been read from the connection (node's socket feeds its parser from 'data').
+export!(inject, |a| {
+    let id = id_of(&a, 0);
+    if let Some(b) = a.bytes(1) {
+        reactor::with(|r| r.inject(id, b));
+    }
+    undef(&a)
+});
+
+/// Sets or clears a connection flag.
+fn set_flag(id: u64, flag: u32, on: bool) -> bool {
+    reactor::with(|r| {
+        r.conn(id)
+            .map(|c| {
+                if on {
+                    c.flags |= flag
+                } else {
+                    c.flags &= !flag
+                }
+            })
+            .is_some()
+    })
+    .unwrap_or(false)
+}
+
+// tap(id, on): raw bytes also go to JS while the app listens for the socket's 'data'.
+export!(tap, |a| {
+    set_flag(id_of(&a, 0), C_TAP, a.bool(1));
+    undef(&a)
+});
+
+// watch(id, on) -> alive: JS holds a socket object; tell it about close/end/timeout.
+export!(watch, |a| {
+    let alive = set_flag(id_of(&a, 0), C_JS_WATCH, a.bool(1));
+    napi::boolean(a.env, alive)
+});
+
+// destroy(id, reset): close now (RST with `reset`, as socket.resetAndDestroy()).
+export!(destroy, |a| {
+    let id = id_of(&a, 0);
+    reactor::with(|r| {
+        if a.bool(1) {
+            if let Some(c) = r.conn(id) {
+                c.stream.set_linger_zero();
+            }
+        }
+        r.close_conn(id, 0)
+    });
+    undef(&a)
+});
+
+// shutdown(id): end() — FIN once the queued output is written; onShutdown follows.
+export!(shutdown, |a| {
+    reactor::with(|r| r.shutdown(id_of(&a, 0)));
+    undef(&a)
+});
+
+export!(set_timeout, |a| {
+    let id = id_of(&a, 0);
+    let ms = a.f64(1) as u64;
+    reactor::with(|r| {
+        if let Some(c) = r.conn(id) {
+            c.http.keep_alive_idle = false;
+        }
+        r.set_timeout(id, ms)
+    });
+    undef(&a)
+});
+
+export!(set_no_delay, |a| {
+    let id = id_of(&a, 0);
+    reactor::with(|r| r.conn(id).map(|c| c.stream.set_nodelay(a.bool(1))));
+    undef(&a)
+});
+
+export!(set_keep_alive, |a| {
+    let id = id_of(&a, 0);
+    reactor::with(|r| {
+        r.conn(id)
+            .map(|c| c.stream.set_keepalive(a.bool(1), a.u32(2)))
+    });
+    undef(&a)
+});
+
+export!(conn_ref, |a| {
+    reactor::with(|r| r.set_conn_ref(id_of(&a, 0), a.bool(1)));
+    undef(&a)
+});
+
+// info(id) -> [remoteAddress, remotePort, remoteFamily, localAddress, localPort] | undefined
+export!(info, |a| {
+    let id = id_of(&a, 0);
+    let addrs = reactor::with(|r| {
+        r.conn(id)
+            .map(|c| (c.stream.peer_addr(), c.stream.local_addr()))
+    })
+    .flatten();
+    let env = a.env;
+    let Some((peer, local)) = addrs else {
+        return undef(&a);
+    };
+    let ip = |s: &Option<std::net::SocketAddr>| match s {
+        Some(sa) => napi::utf8(env, &sa.ip().to_string()),
+        None => napi::undefined(env),
+    };
+    let port = |s: &Option<std::net::SocketAddr>| match s {
+        Some(sa) => napi::u32v(env, sa.port() as u32),
+        None => napi::undefined(env),
+    };
+    let fam = match peer {
+        Some(sa) if sa.is_ipv6() => napi::utf8(env, "IPv6"),
+        Some(_) => napi::utf8(env, "IPv4"),
+        None => napi::undefined(env),
+    };
+    napi::array(
+        env,
+        &[ip(&peer), port(&peer), fam, ip(&local), port(&local)],
+    )
+});
+
+// ioStats(id) -> [bytesRead, bytesWritten, queued] | undefined
+export!(io_stats, |a| {
+    let id = id_of(&a, 0);
+    let v = reactor::with(|r| {
+        r.conn(id)
+            .map(|c| (c.bytes_read, c.bytes_written, c.http.out.queued()))
+    })
+    .flatten();
+    match v {
+        None => undef(&a),
+        Some((rd, wr, q)) => {
+            let vals: [Value; 3] = [
+                napi::f64v(a.env, rd as f64),
+                napi::f64v(a.env, wr as f64),
+                napi::f64v(a.env, q as f64),
+            ];
+            napi::array(a.env, &vals)
+        }
+    }
+});

@@ -1,0 +1,469 @@
+//! The HTTP/1 connection state machine: pure (no I/O, no N-API), driven by events (bytes
+//! read, end of input, responses finished, pause, shutdown) and answering with actions for
+//! the reactor to carry out. The reactor owns the transport and the timers; this decides
+//! what the bytes are and when the connection ends.
+//!
+//! State follows hyper's h1 `State { reading, writing, keep_alive }`: `Reading` says what
+//! the next input bytes are, `KeepAlive` what happens at the next message boundary, and
+//! `Writing` whether our side of the connection is still open. Pipelined responses keep
+//! request order in `out` (RFC 9112 §9.3.2).
+
+pub mod out;
+#[cfg(test)]
+mod tests;
+
+pub use out::{OutQueue, Pinned};
+
+use crate::proto::decode::{Decoder, Event};
+use crate::proto::errors::{self, ParseError};
+use crate::proto::parse::{self, Framing, Methods};
+use bytes::BytesMut;
+
+/// Output queued above which no new request is parsed until it drains (node pauses a
+/// pipelining client's socket the same way while responses queue up unsent).
+pub const OUTPUT_HIGH_WATER: usize = 64 * 1024;
+/// Longest trailer section accepted.
+const MAX_TRAILERS: usize = 16 * 1024;
+
+/// What the server knows that decides how a request head is read.
+pub struct Limits<'a> {
+    pub methods: &'a Methods,
+    /// node's maxHeaderSize.
+    pub max_head: usize,
+    /// insecureHTTPParser.
+    pub lenient: bool,
+    /// The server listens for 'upgrade' / 'connect'.
+    pub upgrade: bool,
+    pub connect: bool,
+}
+
+/// What the next input bytes are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// A request head (or the empty lines llhttp skips between messages).
+    Head,
+    /// The body of request `seq`.
+    Body { seq: u32, dec: Decoder },
+    /// The connection was handed over ('upgrade' / 'connect'): bytes go to JS as they are.
+    Upgraded,
+    /// Nothing more is read as HTTP: bytes are dropped (timed-out requests).
+    Discard,
+    /// The parser failed: like llhttp, every later chunk fails again with the same error (a
+    /// 'clientError' listener may keep the socket open).
+    Failed(ParseError),
+}
+
+/// What happens at the next message boundary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeepAlive {
+    /// Another request may follow.
+    Open,
+    /// The last request asked to close (`Connection: close`, HTTP/1.0): llhttp fails on any
+    /// byte after it.
+    Closing,
+    /// No more requests are served (a response closed the connection, the peer ended, JS
+    /// ended the socket): later bytes are dropped.
+    Done,
+}
+
+/// Whether our side still sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writing {
+    Open,
+    /// Send FIN once the output is written.
+    EndAfterFlush,
+    /// FIN was sent.
+    Shut,
+}
+
+/// A request head to hand to JS. Ranges are offsets into the bytes given to `next`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dispatch {
+    pub seq: u32,
+    pub method: u16,
+    pub url: (usize, usize),
+    pub headers: (usize, usize),
+    pub flags: u32,
+    /// The body when it came whole with the head, or the first bytes of an upgraded protocol.
+    pub body: Option<(usize, usize)>,
+    /// The request arrived on an idle keep-alive connection (its keep-alive timer ends).
+    pub after_idle: bool,
+}
+
+/// What to do with the next bytes. The first field of each variant that has one is how many
+/// bytes of the input it used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Nothing more can be done with these bytes now: they stay buffered.
+    Stop,
+    /// Bytes used without anything to tell.
+    Consume(usize),
+    Dispatch(usize, Dispatch),
+    Body(usize, u32, (usize, usize)),
+    /// The body of request `seq` ended, with its trailer lines if any.
+    BodyEnd(usize, u32, Option<(usize, usize)>),
+    /// Bytes of an upgraded connection.
+    Raw(usize),
+    /// A parse error: the reactor reports it (the state is already `Failed`).
+    Error(ParseError),
+    /// Close at once (CONNECT nobody listens for, as node:http destroys it).
+    CloseNow,
+}
+
+/// What the end of the peer's input means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Eof {
+    /// Upgraded: JS hears 'end' and decides.
+    Upgraded,
+    /// httpAllowHalfOpen with responses pending: the last one ends the connection.
+    Wait,
+    /// A message was cut short (llhttp's HPE_INVALID_EOF_STATE).
+    MidMessage,
+    /// End our side once the output is written (node:http ends as soon as the peer ends).
+    End,
+}
+
+/// What to do once the output is fully written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Flushed {
+    /// Send FIN now.
+    pub fin: bool,
+    /// JS ended the socket and hears that FIN went out (its `_final` completes).
+    pub tell_js: bool,
+    /// Close the connection (a `Connection: close` response is written, or both sides
+    /// have ended).
+    pub close: bool,
+}
+
+/// The result of a response finishing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Finished {
+    /// No request is waiting for its response: the keep-alive timer starts.
+    pub idle: bool,
+    /// Output drained below the high-water mark: parsing may resume.
+    pub resume: bool,
+}
+
+#[derive(Debug)]
+pub struct Http1 {
+    pub reading: Reading,
+    pub keep_alive: KeepAlive,
+    pub writing: Writing,
+    /// Unparsed input: a message cut by the end of a read, or input that waits while output
+    /// is throttled.
+    pub rbuf: BytesMut,
+    pub out: OutQueue,
+    next_seq: u32,
+    /// Requests dispatched whose responses have not finished.
+    pub inflight: u32,
+    pub requests: u32,
+    /// Loop time the current request started arriving (0 = between requests).
+    pub req_start: u64,
+    /// The current request's head is complete (headersTimeout no longer applies).
+    pub headers_done: bool,
+    /// The peer sent FIN.
+    pub peer_eof: bool,
+    /// No request is parsed while output is above OUTPUT_HIGH_WATER.
+    pub throttled: bool,
+    /// The idle time is keep-alive time (after the last response).
+    pub keep_alive_idle: bool,
+    /// JS ended the socket (`socket.end()`): it hears when FIN is sent.
+    pub end_requested: bool,
+}
+
+impl Http1 {
+    pub fn new(now: u64) -> Http1 {
+        Http1 {
+            reading: Reading::Head,
+            keep_alive: KeepAlive::Open,
+            writing: Writing::Open,
+            rbuf: BytesMut::new(),
+            out: OutQueue::default(),
+            next_seq: 0,
+            inflight: 0,
+            requests: 0,
+            // Like node's parser, a new connection counts as a request starting now, so a
+            // client that sends nothing meets headersTimeout.
+            req_start: now.max(1),
+            headers_done: false,
+            peer_eof: false,
+            throttled: false,
+            keep_alive_idle: false,
+            end_requested: false,
+        }
+    }
+
+    /// Decides what the next bytes of `buf` are, updating the state. `buf` starts with the
+    /// first unused byte; call again with the rest after each action until `Stop`.
+    pub fn next(&mut self, buf: &[u8], lim: &Limits<'_>, now: u64) -> Action {
+        match self.reading {
+            Reading::Upgraded => {
+                return if buf.is_empty() {
+                    Action::Stop
+                } else {
+                    Action::Raw(buf.len())
+                }
+            }
+            Reading::Discard => {
+                return if buf.is_empty() {
+                    Action::Stop
+                } else {
+                    Action::Consume(buf.len())
+                }
+            }
+            Reading::Failed(e) => {
+                return if buf.is_empty() {
+                    Action::Stop
+                } else {
+                    Action::Error(e)
+                }
+            }
+            Reading::Body { seq, mut dec } => {
+                let step = dec.step(buf, MAX_TRAILERS);
+                self.reading = Reading::Body { seq, dec };
+                return match step {
+                    Err(e) => self.error(e),
+                    Ok((n, Event::Data(a, b))) => Action::Body(n, seq, (a, b)),
+                    Ok((n, Event::Done(t))) => {
+                        self.reading = Reading::Head;
+                        self.req_start = 0;
+                        self.headers_done = false;
+                        Action::BodyEnd(n, seq, t)
+                    }
+                    Ok((0, Event::NeedMore)) => Action::Stop,
+                    Ok((n, Event::NeedMore)) => Action::Consume(n),
+                };
+            }
+            Reading::Head => {}
+        }
+        if buf.is_empty() {
+            return Action::Stop;
+        }
+        match self.keep_alive {
+            KeepAlive::Open => {}
+            KeepAlive::Closing => return self.error(errors::DATA_AFTER_CLOSE),
+            KeepAlive::Done => return Action::Consume(buf.len()),
+        }
+        if self.out.queued() > OUTPUT_HIGH_WATER {
+            self.throttled = true;
+            return Action::Stop;
+        }
+        if self.req_start == 0 {
+            self.req_start = now.max(1);
+        }
+        let head = match parse::parse_request(buf, lim.methods, lim.max_head, lim.lenient) {
+            Ok(None) => return Action::Stop,
+            Err(e) => return self.error(e),
+            Ok(Some(h)) => h,
+        };
+        let mut flags = head.flags;
+        let connect = flags & parse::F_CONNECT != 0;
+        if connect && !lim.connect {
+            // node:http destroys a CONNECT connection nobody listens for.
+            return Action::CloseNow;
+        }
+        let upgrade = flags & parse::F_UPGRADE != 0 && (connect || lim.upgrade);
+        if !upgrade {
+            flags &= !parse::F_UPGRADE;
+        }
+        let after_idle = std::mem::take(&mut self.keep_alive_idle);
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.inflight += 1;
+        self.requests += 1;
+        self.headers_done = true;
+        let mut consumed = head.head_len;
+        let mut body = None;
+        if upgrade {
+            // The rest of the input is the upgraded protocol's first bytes (`head`).
+            body = Some((head.head_len, buf.len()));
+            consumed = buf.len();
+            self.reading = Reading::Upgraded;
+            self.keep_alive = KeepAlive::Done;
+            self.req_start = 0;
+        } else {
+            match head.framing {
+                Framing::None => {}
+                Framing::Length(n) if (buf.len() - head.head_len) as u64 >= n => {
+                    let end = head.head_len + n as usize;
+                    body = Some((head.head_len, end));
+                    consumed = end;
+                    flags |= parse::F_BODY_DONE;
+                }
+                Framing::Length(n) => {
+                    self.reading = Reading::Body {
+                        seq,
+                        dec: Decoder::for_length(n),
+                    }
+                }
+                Framing::Chunked => {
+                    self.reading = Reading::Body {
+                        seq,
+                        dec: Decoder::chunked(),
+                    }
+                }
+            }
+            if flags & parse::F_KEEP_ALIVE == 0 {
+                // After a request that closes the connection nothing more is read as HTTP.
+                self.keep_alive = KeepAlive::Closing;
+            }
+        }
+        Action::Dispatch(
+            consumed,
+            Dispatch {
+                seq,
+                method: head.method,
+                url: head.url,
+                headers: head.headers,
+                flags,
+                body,
+                after_idle,
+            },
+        )
+    }
+
+    fn error(&mut self, e: ParseError) -> Action {
+        self.fail(e);
+        Action::Error(e)
+    }
+
+    /// The request just dispatched was handed to JS. One without a body still to come
+    /// completes now, as llhttp's on_message_complete follows on_headers_complete: until then
+    /// the connection is not idle (closeIdleConnections, timeouts).
+    pub fn dispatched(&mut self) {
+        if self.reading == Reading::Head {
+            self.req_start = 0;
+            self.headers_done = false;
+        }
+    }
+
+    /// The input failed to parse (or was rejected after dispatch, as llhttp rejects a
+    /// non-chunked request coding).
+    pub fn fail(&mut self, e: ParseError) {
+        self.reading = Reading::Failed(e);
+        self.keep_alive = KeepAlive::Done;
+        self.req_start = 0;
+    }
+
+    /// The request timed out (headersTimeout / requestTimeout): nothing more is read.
+    pub fn timed_out(&mut self) {
+        self.reading = Reading::Discard;
+        self.keep_alive = KeepAlive::Done;
+        self.req_start = 0;
+    }
+
+    /// Whether bytes read now are dropped before parsing.
+    pub fn discards(&self) -> bool {
+        self.reading == Reading::Discard
+    }
+
+    pub fn is_upgraded(&self) -> bool {
+        self.reading == Reading::Upgraded
+    }
+
+    /// Whether a request is being received or answered (closeIdleConnections spares it).
+    pub fn is_busy(&self) -> bool {
+        self.inflight > 0 || self.req_start != 0 || self.is_upgraded()
+    }
+
+    /// Whether the headers/request timeout sweep looks at this connection, and what it sees:
+    /// (started at, headers complete).
+    pub fn request_clock(&self) -> Option<(u64, bool)> {
+        (self.req_start != 0 && !self.discards()).then_some((self.req_start, self.headers_done))
+    }
+
+    /// The peer ended its side. `half_open`: server.httpAllowHalfOpen.
+    pub fn eof(&mut self, half_open: bool) -> Eof {
+        self.peer_eof = true;
+        if self.is_upgraded() {
+            return Eof::Upgraded;
+        }
+        if self.inflight > 0 && half_open {
+            // The last pending response ends the connection (response_done).
+            self.no_more_requests();
+            return Eof::Wait;
+        }
+        let mid_message = !self.discards()
+            && !matches!(self.reading, Reading::Failed(_))
+            && (matches!(self.reading, Reading::Body { .. })
+                || self.rbuf.iter().any(|&b| b != b'\r' && b != b'\n'));
+        if mid_message {
+            return Eof::MidMessage;
+        }
+        // node:http (httpAllowHalfOpen false) ends its side as soon as the peer ends, whether
+        // or not responses are still pending; they are aborted when the socket closes.
+        self.end_after_flush();
+        Eof::End
+    }
+
+    fn no_more_requests(&mut self) {
+        if self.keep_alive == KeepAlive::Open {
+            self.keep_alive = KeepAlive::Done;
+        }
+    }
+
+    fn end_after_flush(&mut self) {
+        self.no_more_requests();
+        if self.writing == Writing::Open {
+            self.writing = Writing::EndAfterFlush;
+        }
+    }
+
+    /// JS ended the socket (`socket.end()`): FIN once the output is written, then JS hears.
+    pub fn shutdown(&mut self) {
+        self.end_requested = true;
+        self.end_after_flush();
+    }
+
+    /// The response to request `seq` is complete (its bytes are queued). None when it still
+    /// waits behind an earlier one.
+    pub fn response_done(&mut self, seq: u32, close: bool) -> Option<Finished> {
+        let completed = self.out.finish(seq, close);
+        if completed == 0 {
+            return None;
+        }
+        self.inflight = self.inflight.saturating_sub(completed);
+        if self.out.close_after {
+            // No more requests are served; llhttp still reports bytes after a request that
+            // asked to close (`KeepAlive::Closing` stays).
+            self.no_more_requests();
+        }
+        // The rest of the request body still goes to JS: the app may read it after
+        // responding, and node's req._dump() decides when it is dropped.
+        let idle = self.inflight == 0;
+        if idle && self.peer_eof {
+            self.end_after_flush();
+        }
+        let resume = self.throttled && self.out.queued() < OUTPUT_HIGH_WATER;
+        if resume {
+            self.throttled = false;
+        }
+        if idle {
+            // node:http arms the keep-alive timer when the last response finishes.
+            self.keep_alive_idle = true;
+        }
+        Some(Finished { idle, resume })
+    }
+
+    /// The output is fully written: what follows.
+    pub fn flushed(&mut self) -> Flushed {
+        let close_after = self.out.close_after;
+        if !close_after && self.writing == Writing::Open {
+            return Flushed::default();
+        }
+        let fin = self.writing != Writing::Shut;
+        self.writing = Writing::Shut;
+        Flushed {
+            fin,
+            tell_js: fin && std::mem::take(&mut self.end_requested),
+            // node:http destroys the socket once a `Connection: close` response is written
+            // (destroySoon); after a plain end() it waits for the peer's FIN.
+            close: close_after || self.peer_eof,
+        }
+    }
+
+    /// Whether the connection still needs the event loop: reading (no FIN yet) or writing.
+    pub fn is_active(&self) -> bool {
+        !self.peer_eof || !self.out.is_flushed()
+    }
+}

@@ -1,0 +1,388 @@
+//! Every transition of the connection state machine, driven with byte slices.
+
+use super::*;
+use crate::proto::parse::{F_BODY_DONE, F_UPGRADE};
+
+fn methods() -> Methods {
+    Methods::new(
+        ["DELETE", "GET", "HEAD", "POST", "PUT", "CONNECT", "OPTIONS"]
+            .iter()
+            .map(|s| s.as_bytes().to_vec()),
+    )
+}
+
+struct Harness {
+    http: Http1,
+    methods: Methods,
+    upgrade: bool,
+    connect: bool,
+}
+
+impl Harness {
+    fn new() -> Harness {
+        Harness {
+            http: Http1::new(1),
+            methods: methods(),
+            upgrade: false,
+            connect: false,
+        }
+    }
+
+    /// Runs `next` over `input` until it stops, as the reactor does; returns the actions
+    /// (with ranges resolved to bytes) and how many bytes were used.
+    fn feed(&mut self, input: &[u8]) -> (Vec<String>, usize) {
+        let lim = Limits {
+            methods: &self.methods,
+            max_head: 16 * 1024,
+            lenient: false,
+            upgrade: self.upgrade,
+            connect: self.connect,
+        };
+        let mut off = 0;
+        let mut out = Vec::new();
+        loop {
+            let rest = &input[off..];
+            let s = |r: (usize, usize)| String::from_utf8_lossy(&rest[r.0..r.1]).into_owned();
+            match self.http.next(rest, &lim, 100) {
+                Action::Stop => return (out, off),
+                Action::Consume(n) => {
+                    off += n;
+                    out.push(format!("consume {n}"));
+                }
+                Action::Dispatch(n, d) => {
+                    off += n;
+                    out.push(format!(
+                        "request {} {}{}{}",
+                        d.seq,
+                        s(d.url),
+                        d.body
+                            .map(|b| format!(" body={}", s(b)))
+                            .unwrap_or_default(),
+                        if d.after_idle { " after-idle" } else { "" }
+                    ));
+                    self.http.dispatched();
+                }
+                Action::Body(n, seq, r) => {
+                    off += n;
+                    out.push(format!("body {seq} {}", s(r)));
+                }
+                Action::BodyEnd(n, seq, t) => {
+                    off += n;
+                    out.push(format!(
+                        "end {seq}{}",
+                        t.map(|t| format!(" trailers={:?}", s(t)))
+                            .unwrap_or_default()
+                    ));
+                }
+                Action::Raw(n) => {
+                    out.push(format!("raw {}", String::from_utf8_lossy(&rest[..n])));
+                    off += n;
+                }
+                Action::Error(e) => {
+                    out.push(format!("error {}", e.code));
+                    return (out, input.len());
+                }
+                Action::CloseNow => {
+                    out.push("close-now".into());
+                    return (out, input.len());
+                }
+            }
+        }
+    }
+
+    fn actions(&mut self, input: &[u8]) -> Vec<String> {
+        self.feed(input).0
+    }
+}
+
+#[test]
+fn a_request_without_body_completes_at_dispatch() {
+    let mut h = Harness::new();
+    assert!(
+        h.http.request_clock().is_some(),
+        "a new connection counts as a request"
+    );
+    assert_eq!(
+        h.actions(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n"),
+        ["request 0 /a"]
+    );
+    assert_eq!(h.http.reading, Reading::Head);
+    assert_eq!(h.http.inflight, 1);
+    assert!(h.http.request_clock().is_none());
+    assert!(h.http.is_busy());
+    let done = h.http.response_done(0, false).unwrap();
+    assert_eq!(
+        done,
+        Finished {
+            idle: true,
+            resume: false
+        }
+    );
+    assert!(!h.http.is_busy());
+}
+
+#[test]
+fn keep_alive_requests_follow_on_the_same_connection() {
+    let mut h = Harness::new();
+    h.actions(b"GET /1 HTTP/1.1\r\n\r\n");
+    h.http.response_done(0, false);
+    assert!(h.http.keep_alive_idle);
+    assert_eq!(
+        h.actions(b"GET /2 HTTP/1.1\r\n\r\n"),
+        ["request 1 /2 after-idle"]
+    );
+    assert!(!h.http.keep_alive_idle);
+}
+
+#[test]
+fn a_partial_head_waits_and_starts_the_request_clock() {
+    let mut h = Harness::new();
+    h.http.req_start = 0;
+    let (acts, used) = h.feed(b"GET / HTTP/1.1\r\nHo");
+    assert!(acts.is_empty());
+    assert_eq!(used, 0);
+    assert_eq!(h.http.request_clock(), Some((100, false)));
+}
+
+#[test]
+fn a_body_that_came_with_its_head_is_dispatched_with_it() {
+    let mut h = Harness::new();
+    let mut input = b"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello".to_vec();
+    let lim = Limits {
+        methods: &h.methods,
+        max_head: 16 * 1024,
+        lenient: false,
+        upgrade: false,
+        connect: false,
+    };
+    match h.http.next(&input, &lim, 1) {
+        Action::Dispatch(n, d) => {
+            assert_eq!(n, input.len());
+            assert_ne!(d.flags & F_BODY_DONE, 0);
+        }
+        a => panic!("{a:?}"),
+    }
+    input.clear();
+    assert_eq!(h.http.reading, Reading::Head);
+}
+
+#[test]
+fn a_body_in_pieces_ends_with_body_end() {
+    let mut h = Harness::new();
+    assert_eq!(
+        h.actions(b"POST / HTTP/1.1\r\nContent-Length: 6\r\n\r\nab"),
+        ["request 0 /", "body 0 ab"]
+    );
+    assert!(matches!(h.http.reading, Reading::Body { seq: 0, .. }));
+    assert!(
+        h.http.request_clock().is_some(),
+        "the request is still arriving"
+    );
+    assert_eq!(h.actions(b"cdef"), ["body 0 cdef", "end 0"]);
+    assert_eq!(h.http.reading, Reading::Head);
+    assert!(h.http.request_clock().is_none());
+}
+
+#[test]
+fn chunked_bodies_end_with_their_trailers() {
+    let mut h = Harness::new();
+    let acts = h.actions(
+        b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nX-T: 1\r\n\r\n",
+    );
+    assert_eq!(
+        acts,
+        [
+            "request 0 /",
+            "body 0 abc",
+            "end 0 trailers=\"X-T: 1\\r\\n\""
+        ]
+    );
+}
+
+#[test]
+fn pipelined_requests_are_dispatched_in_order() {
+    let mut h = Harness::new();
+    assert_eq!(
+        h.actions(b"GET /1 HTTP/1.1\r\n\r\nGET /2 HTTP/1.1\r\n\r\n"),
+        ["request 0 /1", "request 1 /2"]
+    );
+    assert_eq!(h.http.inflight, 2);
+    // The second response finishes first: it waits, the connection is not idle.
+    assert!(h.http.response_done(1, false).is_none());
+    let done = h.http.response_done(0, false).unwrap();
+    assert!(done.idle);
+    assert_eq!(h.http.inflight, 0);
+}
+
+#[test]
+fn a_request_that_closes_makes_later_bytes_an_error() {
+    for head in [
+        &b"GET / HTTP/1.1\r\nConnection: close\r\n\r\n"[..],
+        b"GET / HTTP/1.0\r\n\r\n",
+    ] {
+        let mut h = Harness::new();
+        h.actions(head);
+        assert_eq!(h.http.keep_alive, KeepAlive::Closing);
+        assert_eq!(
+            h.actions(b"GET / HTTP/1.1\r\n\r\n"),
+            ["error HPE_CLOSED_CONNECTION"]
+        );
+        assert!(matches!(h.http.reading, Reading::Failed(_)));
+    }
+}
+
+#[test]
+fn a_closing_request_still_reads_its_body() {
+    let mut h = Harness::new();
+    assert_eq!(
+        h.actions(b"POST / HTTP/1.1\r\nConnection: close\r\nContent-Length: 2\r\n\r\na"),
+        ["request 0 /", "body 0 a"]
+    );
+    assert_eq!(h.actions(b"b"), ["body 0 b", "end 0"]);
+}
+
+#[test]
+fn a_response_that_closes_drops_later_requests() {
+    let mut h = Harness::new();
+    h.actions(b"GET / HTTP/1.1\r\n\r\n");
+    h.http.response_done(0, true);
+    assert_eq!(h.http.keep_alive, KeepAlive::Done);
+    assert_eq!(h.actions(b"GET /x HTTP/1.1\r\n\r\n"), ["consume 19"]);
+    let f = h.http.flushed();
+    assert!(f.fin && f.close && !f.tell_js);
+}
+
+#[test]
+fn upgrades_hand_the_rest_of_the_input_over() {
+    let mut h = Harness::new();
+    h.upgrade = true;
+    let acts = h.actions(b"GET / HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: ws\r\n\r\nhead");
+    assert_eq!(acts, ["request 0 / body=head"]);
+    assert!(h.http.is_upgraded());
+    assert_eq!(h.actions(b"more"), ["raw more"]);
+    assert_eq!(h.http.eof(false), Eof::Upgraded);
+}
+
+#[test]
+fn an_upgrade_nobody_listens_for_is_a_plain_request() {
+    let mut h = Harness::new();
+    let lim = Limits {
+        methods: &h.methods,
+        max_head: 16 * 1024,
+        lenient: false,
+        upgrade: false,
+        connect: false,
+    };
+    let input = b"GET / HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: ws\r\n\r\n";
+    match h.http.next(input, &lim, 1) {
+        Action::Dispatch(_, d) => assert_eq!(d.flags & F_UPGRADE, 0),
+        a => panic!("{a:?}"),
+    }
+    assert!(!h.http.is_upgraded());
+}
+
+#[test]
+fn connect_without_a_listener_closes() {
+    let mut h = Harness::new();
+    assert_eq!(h.actions(b"CONNECT a:443 HTTP/1.1\r\n\r\n"), ["close-now"]);
+    let mut h = Harness::new();
+    h.connect = true;
+    assert_eq!(
+        h.actions(b"CONNECT a:443 HTTP/1.1\r\n\r\nx"),
+        ["request 0 a:443 body=x"]
+    );
+}
+
+#[test]
+fn a_parse_error_repeats_for_every_later_chunk() {
+    let mut h = Harness::new();
+    assert_eq!(
+        h.actions(b"FOO / HTTP/1.1\r\n\r\n"),
+        ["error HPE_INVALID_METHOD"]
+    );
+    assert!(h.http.request_clock().is_none());
+    assert_eq!(h.actions(b"x"), ["error HPE_INVALID_METHOD"]);
+    assert!(h.actions(b"").is_empty());
+    assert_eq!(h.http.eof(false), Eof::End);
+}
+
+#[test]
+fn queued_output_throttles_parsing_until_it_drains() {
+    let mut h = Harness::new();
+    h.actions(b"GET /1 HTTP/1.1\r\n\r\n");
+    h.http.out.push(0, vec![0; OUTPUT_HIGH_WATER + 1]);
+    let (acts, used) = h.feed(b"GET /2 HTTP/1.1\r\n\r\n");
+    assert!(acts.is_empty() && used == 0);
+    assert!(h.http.throttled);
+    h.http.out.consume(OUTPUT_HIGH_WATER + 1);
+    let done = h.http.response_done(0, false).unwrap();
+    assert!(done.resume && !h.http.throttled);
+    assert_eq!(
+        h.actions(b"GET /2 HTTP/1.1\r\n\r\n"),
+        ["request 1 /2 after-idle"]
+    );
+}
+
+#[test]
+fn end_of_input_between_requests_ends_our_side() {
+    let mut h = Harness::new();
+    h.actions(b"GET / HTTP/1.1\r\n\r\n");
+    assert_eq!(h.http.eof(false), Eof::End);
+    assert_eq!(h.http.writing, Writing::EndAfterFlush);
+    assert_eq!(h.http.keep_alive, KeepAlive::Done);
+    assert!(!h.http.is_active() || !h.http.out.is_flushed());
+    let f = h.http.flushed();
+    assert!(f.fin && f.close, "both sides ended: close");
+    assert_eq!(h.http.writing, Writing::Shut);
+}
+
+#[test]
+fn end_of_input_inside_a_message_is_an_error() {
+    let mut h = Harness::new();
+    h.actions(b"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nab");
+    assert_eq!(h.http.eof(false), Eof::MidMessage);
+    let mut h = Harness::new();
+    h.http.rbuf.extend_from_slice(b"GET / HT");
+    assert_eq!(h.http.eof(false), Eof::MidMessage);
+    let mut h = Harness::new();
+    h.http.rbuf.extend_from_slice(b"\r\n");
+    assert_eq!(h.http.eof(false), Eof::End, "empty lines are no message");
+}
+
+#[test]
+fn half_open_waits_for_pending_responses() {
+    let mut h = Harness::new();
+    h.actions(b"GET / HTTP/1.1\r\n\r\n");
+    assert_eq!(h.http.eof(true), Eof::Wait);
+    assert_eq!(h.http.writing, Writing::Open);
+    let done = h.http.response_done(0, false).unwrap();
+    assert!(done.idle);
+    assert_eq!(h.http.writing, Writing::EndAfterFlush);
+    assert!(h.http.flushed().close);
+}
+
+#[test]
+fn shutdown_sends_fin_once_and_tells_js() {
+    let mut h = Harness::new();
+    assert_eq!(h.http.flushed(), Flushed::default());
+    h.http.shutdown();
+    let f = h.http.flushed();
+    assert!(f.fin && f.tell_js && !f.close);
+    assert_eq!(h.http.flushed(), Flushed::default(), "FIN goes out once");
+    assert_eq!(h.http.eof(false), Eof::End);
+    assert!(
+        h.http.flushed().close,
+        "the peer's FIN closes a shut connection"
+    );
+}
+
+#[test]
+fn timed_out_requests_discard_the_rest() {
+    let mut h = Harness::new();
+    h.actions(b"POST / HTTP/1.1\r\nContent-Length: 9\r\n\r\na");
+    h.http.timed_out();
+    assert!(h.http.discards());
+    assert!(h.http.request_clock().is_none());
+    assert_eq!(h.actions(b"bcdef"), ["consume 5"]);
+    assert_eq!(h.http.eof(false), Eof::End);
+}

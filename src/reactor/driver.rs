@@ -1,0 +1,216 @@
+//! The libuv side: the reactor runs inside Node's own loop. One uv_poll_t watches mio's
+//! epoll/kqueue fd; one uv_timer_t drives the timer heap; a zero-delay timer ("kick") runs
+//! deferred work outside of JS frames; a uv_idle_t resumes reads that yielded. Every
+//! callback is an `extern "C"` edge: nothing unwinds through it.
+
+use super::batch::{batch, run_poll, run_yielded};
+use super::sink::Sink;
+use super::timers::run_timers;
+use super::{uv, with, Reactor, REACTOR};
+use crate::proto::parse::Methods;
+use mio::Poll;
+use std::os::fd::AsRawFd;
+use std::panic::catch_unwind;
+
+pub struct Handles {
+    uv_loop: *mut uv::uv_loop_t,
+    poll: *mut uv::uv_handle_t,
+    timer: *mut uv::uv_handle_t,
+    kick: *mut uv::uv_handle_t,
+    idle: *mut uv::uv_handle_t,
+    kick_armed: bool,
+    in_kick: bool,
+    kick_cb: uv::uv_timer_cb,
+    timer_cb: uv::uv_timer_cb,
+    idle_cb: uv::uv_timer_cb,
+}
+
+impl Handles {
+    pub fn now(&self) -> u64 {
+        // SAFETY: uv_loop is this thread's live loop.
+        unsafe { uv::uv_now(self.uv_loop) }
+    }
+
+    /// Whether the poll handle keeps the loop alive (a listening server or an open
+    /// connection is ref'd).
+    pub fn set_ref(&mut self, on: bool) {
+        // SAFETY: poll is an initialized, open uv_poll_t of this thread's loop.
+        unsafe {
+            if on {
+                uv::uv_ref(self.poll)
+            } else {
+                uv::uv_unref(self.poll)
+            }
+        }
+    }
+
+    /// Runs deferred work on the next loop turn.
+    pub fn kick(&mut self) {
+        if !self.kick_armed {
+            self.kick_armed = true;
+            // A zero timer armed from its own callback would run again in the same timers
+            // phase; from there, wait a millisecond so the loop turns.
+            let delay = if self.in_kick { 1 } else { 0 };
+            // SAFETY: kick is an initialized uv_timer_t of this thread's loop.
+            unsafe { uv::uv_timer_start(self.kick, self.kick_cb, delay, 0) };
+        }
+    }
+
+    pub fn start_timer(&mut self, delay: u64) {
+        // SAFETY: timer is an initialized uv_timer_t of this thread's loop.
+        unsafe { uv::uv_timer_start(self.timer, self.timer_cb, delay, 0) };
+    }
+
+    /// An active idle handle also keeps libuv from blocking in poll, which a yielded
+    /// connection needs (its data will not produce another readiness edge).
+    pub fn start_idle(&mut self) {
+        // SAFETY: idle is an initialized uv_idle_t; starting an active one is a no-op.
+        unsafe { uv::uv_idle_start(self.idle, self.idle_cb) };
+    }
+
+    pub fn stop_idle(&mut self) {
+        // SAFETY: idle is this thread's initialized uv_idle_t.
+        unsafe { uv::uv_idle_stop(self.idle) };
+    }
+}
+
+/// Creates this thread's reactor on `lp`, delivering events to `S`.
+///
+/// # Safety
+/// `lp` must be the live libuv loop of the calling thread, and `teardown` must run before it
+/// goes away.
+pub unsafe fn install<S: Sink>(
+    lp: *mut uv::uv_loop_t,
+    methods: Methods,
+    status_lines: Vec<Option<Vec<u8>>>,
+) -> std::io::Result<()> {
+    if REACTOR.with(|c| !c.get().is_null()) {
+        return Err(std::io::Error::other(
+            "fast-http: the addon is already initialized on this thread",
+        ));
+    }
+    if lp.is_null() {
+        return Err(std::io::Error::other("no libuv loop"));
+    }
+    let poll = Poll::new()?;
+    let fd = poll.as_raw_fd();
+    let handles = Handles {
+        uv_loop: lp,
+        poll: uv::alloc_handle(uv::UV_POLL),
+        timer: uv::alloc_handle(uv::UV_TIMER),
+        kick: uv::alloc_handle(uv::UV_TIMER),
+        idle: uv::alloc_handle(uv::UV_IDLE),
+        kick_armed: false,
+        in_kick: false,
+        kick_cb: on_kick::<S>,
+        timer_cb: on_timer::<S>,
+        idle_cb: on_idle::<S>,
+    };
+    // SAFETY: fresh handles initialized on this thread's loop; the timers never keep the
+    // process alive (like node's unref'd socket timers), the poll handle only while a
+    // listening server or an open connection is ref'd.
+    unsafe {
+        uv::uv_poll_init(lp, handles.poll, fd);
+        uv::uv_poll_start(handles.poll, uv::UV_READABLE, on_poll::<S>);
+        uv::uv_unref(handles.poll);
+        uv::uv_timer_init(lp, handles.timer);
+        uv::uv_unref(handles.timer);
+        uv::uv_timer_init(lp, handles.kick);
+        uv::uv_unref(handles.kick);
+        uv::uv_idle_init(lp, handles.idle);
+        uv::uv_unref(handles.idle);
+    }
+    let mut r = Box::new(Reactor::new(poll, handles, methods));
+    r.status_lines = status_lines;
+    REACTOR.with(|c| c.set(Box::into_raw(r)));
+    Ok(())
+}
+
+/// Tears the reactor down when its env goes away (worker exit, process exit).
+pub fn teardown() {
+    let p = REACTOR.with(|c| c.replace(std::ptr::null_mut()));
+    if p.is_null() {
+        return;
+    }
+    // SAFETY: p came from Box::into_raw in install and was removed from the thread-local, so
+    // nothing else can reach it.
+    let mut r = unsafe { Box::from_raw(p) };
+    r.flush_all();
+    let h = &r.handles;
+    // SAFETY: the handles are open; each is freed by its close callback.
+    unsafe {
+        uv::uv_close(h.poll, close_poll);
+        uv::uv_close(h.timer, close_timer);
+        uv::uv_close(h.kick, close_timer);
+        uv::uv_close(h.idle, close_idle);
+    }
+    drop(r);
+}
+
+unsafe extern "C" fn close_poll(h: *mut uv::uv_handle_t) {
+    // SAFETY: h was allocated by alloc_handle(UV_POLL) and is closed.
+    unsafe { uv::free_handle(h, uv::UV_POLL) }
+}
+
+unsafe extern "C" fn close_idle(h: *mut uv::uv_handle_t) {
+    // SAFETY: h was allocated by alloc_handle(UV_IDLE) and is closed.
+    unsafe { uv::free_handle(h, uv::UV_IDLE) }
+}
+
+unsafe extern "C" fn close_timer(h: *mut uv::uv_handle_t) {
+    // SAFETY: h was allocated by alloc_handle(UV_TIMER) and is closed.
+    unsafe { uv::free_handle(h, uv::UV_TIMER) }
+}
+
+unsafe extern "C" fn on_poll<S: Sink>(_h: *mut uv::uv_handle_t, _status: i32, _events: i32) {
+    let _ = catch_unwind(run_poll::<S>);
+}
+
+unsafe extern "C" fn on_timer<S: Sink>(_h: *mut uv::uv_handle_t) {
+    let _ = catch_unwind(run_timers::<S>);
+}
+
+unsafe extern "C" fn on_kick<S: Sink>(_h: *mut uv::uv_handle_t) {
+    let _ = catch_unwind(|| {
+        with(|r| {
+            r.handles.kick_armed = false;
+            r.handles.in_kick = true;
+        });
+        batch::<S>(|| {});
+        with(|r| r.handles.in_kick = false);
+    });
+}
+
+unsafe extern "C" fn on_idle<S: Sink>(_h: *mut uv::uv_handle_t) {
+    let _ = catch_unwind(run_yielded::<S>);
+}
+
+/// A panic on demand, to test that one is contained (`--features test-hooks` only).
+#[cfg(feature = "test-hooks")]
+pub mod test_hooks {
+    use std::cell::RefCell;
+
+    thread_local! {
+        static PANIC_URL: RefCell<Option<Vec<u8>>> = const { RefCell::new(None) };
+    }
+
+    /// The next request for `url` panics inside the batch that dispatches it.
+    pub fn arm(url: Vec<u8>) {
+        PANIC_URL.with(|p| *p.borrow_mut() = Some(url));
+    }
+
+    pub fn maybe_panic(url: &[u8]) {
+        let hit = PANIC_URL.with(|p| {
+            let mut p = p.borrow_mut();
+            if p.as_deref() == Some(url) {
+                *p = None;
+                true
+            } else {
+                false
+            }
+        });
+        if hit {
+            panic!("test hook: panic on {}", String::from_utf8_lossy(url));
+        }
+    }
+}

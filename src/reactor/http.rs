@@ -1,0 +1,249 @@
+//! Bytes read from a connection, through its HTTP/1 state machine, to the sink.
+
+use super::io::ReadStep;
+use super::server::{S_HALF_OPEN, S_HAS_CONNECT, S_HAS_UPGRADE, S_LENIENT};
+use super::sink::{ClientError, Request, Sink};
+use super::*;
+use crate::conn::{Action, Eof, Limits};
+use crate::proto::errors::{self, ParseError};
+use crate::proto::parse;
+
+/// Reads what the socket has (the registration is edge-triggered), parsing as it goes, all
+/// inside one sink scope: JS runs its ticks once at the end, as after one node:http read.
+///
+/// A read shorter than the buffer emptied the receive queue, and data or a FIN arriving
+/// after this readiness event was reported raises a new edge, so reading stops there
+/// instead of paying a second recv for EAGAIN (one recv per request instead of two). With
+/// `drain` (the event already reported the peer's FIN or an error, or nothing says the
+/// queue was seen empty: a yielded or resumed read) it reads until the socket would block.
+pub fn read_conn<S: Sink>(id: u64, drain: bool) {
+    let scope = S::scope(Some(id));
+    read_loop::<S>(id, drain);
+    // Responses ended synchronously are on the wire before JS runs its ticks, so a process
+    // that dies in one of them (a throw, process.exit()) has sent them, as node:http has.
+    with(|r| r.flush_dirty(true));
+    drop(scope);
+}
+
+fn read_loop<S: Sink>(id: u64, drain: bool) {
+    process_buffered::<S>(id);
+    for _ in 0..READS_PER_EVENT {
+        let step = with(|r| r.read_once(id)).unwrap_or(ReadStep::Stop);
+        let short = match step {
+            ReadStep::Scratch(_, n) | ReadStep::Buffered(n) => n < SCRATCH,
+            _ => false,
+        };
+        match step {
+            ReadStep::Scratch(buf, n) => {
+                with(|r| r.touch(id));
+                let tapping = is_tapping(id);
+                let used = process::<S>(id, &buf[..n]);
+                if tapping {
+                    S::data(id, &buf[..n]);
+                }
+                with(|r| {
+                    if let Some(c) = r.conn(id) {
+                        if used < n {
+                            c.http.rbuf.extend_from_slice(&buf[used..n]);
+                        }
+                    }
+                    r.give_back_scratch(buf);
+                });
+            }
+            ReadStep::Buffered(n) => {
+                with(|r| r.touch(id));
+                let tapped = with(|r| {
+                    r.conn(id)
+                        .filter(|c| c.has(C_TAP) && !c.http.is_upgraded())
+                        .map(|c| c.http.rbuf[c.http.rbuf.len() - n..].to_vec())
+                })
+                .flatten();
+                process_buffered::<S>(id);
+                if let Some(bytes) = tapped {
+                    S::data(id, &bytes);
+                }
+            }
+            ReadStep::Again => {}
+            ReadStep::Eof => {
+                on_eof::<S>(id);
+                return;
+            }
+            ReadStep::Error(e) => {
+                with(|r| r.close_conn(id, e));
+                return;
+            }
+            ReadStep::Stop => return,
+        }
+        if short && !drain {
+            return;
+        }
+    }
+    // Still readable after READS_PER_EVENT reads: yield to the rest of the event loop
+    // (timers, other I/O) and continue on its next turn.
+    with(|r| {
+        if let Some(c) = r.conn(id) {
+            c.flags |= C_READ_PENDING;
+        }
+        r.yielded.push(id);
+        r.handles.start_idle();
+    });
+}
+
+fn is_tapping(id: u64) -> bool {
+    with(|r| r.conn(id).map(|c| c.has(C_TAP) && !c.http.is_upgraded()))
+        .flatten()
+        .unwrap_or(false)
+}
+
+/// Parses input kept in the connection's buffer (a partial message, injected bytes, or
+/// input that waited while output was throttled).
+fn process_buffered<S: Sink>(id: u64) {
+    let Some(input) = with(|r| r.conn(id).map(|c| std::mem::take(&mut c.http.rbuf))).flatten()
+    else {
+        return;
+    };
+    let used = process::<S>(id, &input);
+    with(|r| {
+        if let Some(c) = r.conn(id) {
+            let mut rest = input;
+            let _ = rest.split_to(used.min(rest.len()));
+            if !c.http.rbuf.is_empty() {
+                rest.extend_from_slice(&c.http.rbuf);
+            }
+            c.http.rbuf = if rest.is_empty() {
+                bytes::BytesMut::new()
+            } else {
+                rest
+            };
+        }
+    });
+}
+
+/// One step of the state machine over `buf`, with the server's limits.
+fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Option<(u32, Action)> {
+    let now = r.now;
+    let sid = r.conns.get(id)?.server;
+    let s = r.servers.get(sid as usize)?.as_ref()?;
+    let lim = Limits {
+        methods: &r.methods,
+        max_head: s.cfg.max_header_size,
+        lenient: s.has(S_LENIENT),
+        upgrade: s.has(S_HAS_UPGRADE),
+        connect: s.has(S_HAS_CONNECT),
+    };
+    let server_timeout = s.cfg.timeout;
+    let c = r.conns.get_mut(id)?;
+    let action = c.http.next(buf, &lim, now);
+    if let Action::Dispatch(_, d) = &action {
+        if d.after_idle {
+            // A new request: the keep-alive timer gives way to server.timeout again.
+            r.set_timeout(id, server_timeout);
+        }
+        r.stats.requests_dispatched += 1;
+    }
+    Some((sid, action))
+}
+
+/// Parses and dispatches what `input` holds. Returns how many bytes were used; the rest
+/// stays buffered (a partial message, or output is throttled).
+fn process<S: Sink>(id: u64, input: &[u8]) -> usize {
+    let mut off = 0;
+    loop {
+        let rest = &input[off..];
+        let Some((sid, action)) = with(|r| next_action(r, id, rest)).flatten() else {
+            return off;
+        };
+        match action {
+            Action::Stop => return off,
+            Action::Consume(n) => off += n,
+            Action::CloseNow => {
+                with(|r| r.close_conn(id, 0));
+                return input.len();
+            }
+            Action::Error(e) => {
+                client_error::<S>(sid, id, e, Some(rest));
+                return input.len();
+            }
+            Action::Raw(n) => {
+                off += n;
+                S::data(id, &rest[..n]);
+            }
+            Action::Body(n, seq, (a, b)) => {
+                off += n;
+                S::body(id, seq, &rest[a..b]);
+            }
+            Action::BodyEnd(n, seq, t) => {
+                off += n;
+                S::body_end(id, seq, t.map(|(a, b)| &rest[a..b]));
+            }
+            Action::Dispatch(n, d) => {
+                off += n;
+                #[cfg(feature = "test-hooks")]
+                super::driver::test_hooks::maybe_panic(&rest[d.url.0..d.url.1]);
+                S::request(&Request {
+                    sid,
+                    id,
+                    seq: d.seq,
+                    method: d.method,
+                    url: &rest[d.url.0..d.url.1],
+                    headers: &rest[d.headers.0..d.headers.1],
+                    flags: d.flags,
+                    body: d.body.map(|(a, b)| &rest[a..b]),
+                });
+                if d.flags & parse::F_INVALID_TE != 0 {
+                    // llhttp emits the request, then rejects a non-chunked request coding.
+                    with(|r| r.conn(id).map(|c| c.http.fail(errors::INVALID_TE)));
+                    client_error::<S>(sid, id, errors::INVALID_TE, Some(rest));
+                    return input.len();
+                }
+                with(|r| r.conn(id).map(|c| c.http.dispatched()));
+            }
+        }
+    }
+}
+
+/// A parse error (the state machine is already `Failed`). JS decides, as node:http's
+/// socketOnError does ('clientError' when anyone listens, else node's default answer), since
+/// the server's 'clientError' emit is observable.
+fn client_error<S: Sink>(sid: u32, id: u64, e: ParseError, packet: Option<&[u8]>) {
+    // node reports a header overflow at the end of the chunk it was parsing.
+    let at = if e.code == "HPE_HEADER_OVERFLOW" {
+        packet.map_or(0, |p| p.len()) as u32
+    } else {
+        e.at as u32
+    };
+    S::client_error(&ClientError {
+        sid,
+        id,
+        code: e.code,
+        reason: e.reason,
+        packet: Some(packet.unwrap_or(&[])),
+        at,
+    });
+}
+
+fn on_eof<S: Sink>(id: u64) {
+    let state = with(|r| {
+        let c = r.conn(id)?;
+        let sid = c.server;
+        let tell_js = c.has(C_JS_WATCH) || c.http.is_upgraded();
+        let half_open = r.server(sid).map(|s| s.has(S_HALF_OPEN)) == Some(true);
+        let c = r.conn(id)?;
+        let eof = c.http.eof(half_open);
+        if eof == Eof::MidMessage {
+            c.http.fail(errors::INVALID_EOF_STATE);
+        }
+        r.update_conn_ref(id);
+        if tell_js {
+            r.defer(Deferred::End(id));
+        }
+        if eof == Eof::End {
+            r.after_write(id);
+        }
+        Some((sid, eof))
+    })
+    .flatten();
+    if let Some((sid, Eof::MidMessage)) = state {
+        client_error::<S>(sid, id, errors::INVALID_EOF_STATE, None);
+    }
+}

@@ -1,0 +1,80 @@
+//! A server's settings and listener, as the reactor sees them.
+
+use crate::listener::Listener;
+
+/// The server listens for 'connection': JS hears about every accepted connection.
+pub const S_HAS_CONNECTION: u32 = 1;
+/// The server listens for 'timeout'.
+pub const S_HAS_TIMEOUT: u32 = 1 << 2;
+pub const S_HAS_UPGRADE: u32 = 1 << 3;
+pub const S_HAS_CONNECT: u32 = 1 << 4;
+pub const S_NO_DELAY: u32 = 1 << 5;
+pub const S_KEEP_ALIVE: u32 = 1 << 6;
+/// server.httpAllowHalfOpen: after the peer's FIN, finish the pending responses first.
+pub const S_HALF_OPEN: u32 = 1 << 7;
+/// insecureHTTPParser: llhttp's lenient header parsing.
+pub const S_LENIENT: u32 = 1 << 8;
+
+pub struct ServerCfg {
+    pub max_header_size: usize,
+    pub keep_alive_timeout: u64,
+    /// The `Keep-Alive: timeout=N[, max=M]` line of keep-alive responses.
+    pub ka_line: Vec<u8>,
+    pub timeout: u64,
+    pub headers_timeout: u64,
+    pub request_timeout: u64,
+    pub check_interval: u64,
+    pub flags: u32,
+    pub keep_alive_delay: u32,
+    pub max_connections: u32,
+}
+
+impl Default for ServerCfg {
+    fn default() -> Self {
+        // node:http's defaults (Node 20): maxHeaderSize 16 KiB, keepAliveTimeout 5 s,
+        // headersTimeout 60 s, requestTimeout 300 s, connectionsCheckingInterval 30 s.
+        ServerCfg {
+            max_header_size: 16 * 1024,
+            keep_alive_timeout: 5000,
+            ka_line: b"Keep-Alive: timeout=5\r\n".to_vec(),
+            timeout: 0,
+            headers_timeout: 60_000,
+            request_timeout: 300_000,
+            check_interval: 30_000,
+            flags: S_NO_DELAY,
+            keep_alive_delay: 0,
+            max_connections: 0,
+        }
+    }
+}
+
+pub struct Server {
+    pub cfg: ServerCfg,
+    pub listener: Option<Listener>,
+    /// The listener keeps the event loop alive (server.ref()).
+    pub refd: bool,
+    pub conns: u32,
+    pub closed: bool,
+}
+
+impl Server {
+    pub fn new() -> Server {
+        Server {
+            cfg: ServerCfg::default(),
+            listener: None,
+            refd: true,
+            conns: 0,
+            closed: false,
+        }
+    }
+
+    pub fn has(&self, flag: u32) -> bool {
+        self.cfg.flags & flag != 0
+    }
+}
+
+impl Default for Server {
+    fn default() -> Self {
+        Server::new()
+    }
+}

@@ -1,0 +1,58 @@
+//! What the reactor tells its embedder (the N-API binding) and asks of it. The reactor knows
+//! nothing of JS: it calls these with plain values and borrowed bytes, never while it holds
+//! a borrow of itself, since the embedder may call back into it.
+
+/// A request head, its byte ranges resolved.
+pub struct Request<'a> {
+    pub sid: u32,
+    pub id: u64,
+    pub seq: u32,
+    pub method: u16,
+    pub url: &'a [u8],
+    pub headers: &'a [u8],
+    pub flags: u32,
+    pub body: Option<&'a [u8]>,
+}
+
+/// A parse or timeout error on a connection ('clientError').
+pub struct ClientError<'a> {
+    pub sid: u32,
+    pub id: u64,
+    pub code: &'static str,
+    pub reason: &'static str,
+    /// The bytes being parsed when it failed (node's `err.rawPacket`).
+    pub packet: Option<&'a [u8]>,
+    /// node's `err.bytesParsed`.
+    pub at: u32,
+}
+
+/// The embedder. All functions run on the loop's thread.
+pub trait Sink {
+    /// Held while a group of events for connection `id` (or none) is delivered; dropping it
+    /// ends the group (where JS runs its ticks and promise jobs, as after one node:http read).
+    type Scope;
+
+    fn scope(id: Option<u64>) -> Option<Self::Scope>;
+    fn connection(sid: u32, id: u64);
+    fn request(req: &Request<'_>);
+    fn body(id: u64, seq: u32, chunk: &[u8]);
+    fn body_end(id: u64, seq: u32, trailers: Option<&[u8]>);
+    /// Bytes of an upgraded connection, or bytes an app listens for with 'data' (`tap`).
+    fn data(id: u64, chunk: &[u8]);
+    fn client_error(e: &ClientError<'_>);
+    /// The output written after JS saw a full buffer is gone.
+    fn drain(id: u64);
+    fn close(id: u64, errno: i32);
+    /// The peer ended its side.
+    fn end(id: u64);
+    /// FIN went out after JS ended the socket.
+    fn shutdown(id: u64);
+    fn timeout(id: u64, sid: u32);
+    /// A closed server's last connection is gone.
+    fn server_drained(sid: u32);
+    /// A bug: code of this crate panicked while serving `sid` (when known). The reactor has
+    /// closed what the panic concerned; the embedder makes it a JS error.
+    fn internal_error(sid: Option<u32>, message: &str);
+    /// Connection `id` is gone: whatever the embedder keeps for it can go.
+    fn released(id: u64);
+}
