@@ -197,7 +197,9 @@ function upgrade(server, socket, req, flags, head) {
   socket.removeListener('drain', socketOnDrain);
   // Responses to earlier pipelined requests still finish through the state, as in node.
   socket.readableFlowing = null;
+  // llhttp completes an upgrade request (no body) before node emits the event.
   req.complete = true;
+  req.push(null);
   server.emit(connect ? 'connect' : 'upgrade', req, socket, head === undefined ? EMPTY : head);
 }
 

@@ -26,6 +26,13 @@ function shadowOf(server) {
       if (FORWARDED.has(event)) return server.emit(event, ...args);
       return emit.call(this, event, ...args);
     };
+    // node's server code asks who listens (an Upgrade request is 'upgrade' only when
+    // someone listens for it, 'checkContinue' replaces the automatic 100 Continue, ...).
+    const listenerCount = shadow.listenerCount;
+    shadow.listenerCount = function forwardedCount(event, ...rest) {
+      if (FORWARDED.has(event)) return server.listenerCount(event, ...rest);
+      return listenerCount.call(this, event, ...rest);
+    };
     server[kShadow] = shadow;
   }
   for (const k of SETTINGS) shadow[k] = server[k];

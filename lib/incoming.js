@@ -3,7 +3,7 @@
 // addon produced until someone reads rawHeaders / headers / headersDistinct (or the trailer
 // equivalents). Every other behaviour is node's.
 const {
-  NodeIncomingMessage, kHeaders, kHeadersCount, kTrailers, kTrailersCount,
+  NodeIncomingMessage, kHeaders, kHeadersCount, kTrailers, kTrailersCount, sameInstances,
 } = require('./node-internals');
 const { kHeaderBlock, kRawHeaders, kTrailerBlock, kRawTrailers } = require('./symbols');
 const {
@@ -41,38 +41,52 @@ function entryLimit(msg) {
   return typeof n === 'number' && n > 0 ? n << 1 : MAX_HEADER_ENTRIES;
 }
 
-class IncomingMessage extends NodeIncomingMessage {
-  constructor(socket) {
-    super(socket);
-    this[kHeaderBlock] = '';
-    this[kTrailerBlock] = '';
-  }
+/**
+ * node's IncomingMessage, its header lines kept as one string until read. A plain function,
+ * as node's is: subclasses call it with `IncomingMessage.call(this, socket)`.
+ */
+function IncomingMessage(socket) {
+  NodeIncomingMessage.call(this, socket);
+  this[kHeaderBlock] = '';
+  this[kTrailerBlock] = '';
+}
+Object.setPrototypeOf(IncomingMessage.prototype, NodeIncomingMessage.prototype);
+Object.setPrototypeOf(IncomingMessage, NodeIncomingMessage);
+sameInstances(IncomingMessage, NodeIncomingMessage);
 
-  // node marks a request as being consumed in _read(); a body that arrived with the head
-  // is read without _read() ever running, so mark it on read() too (resOnFinish must not
-  // dump a request the app is reading).
-  read(n) {
-    this._consuming = true;
-    return super.read(n);
-  }
+const nodeRead = NodeIncomingMessage.prototype.read;
+const nodeOn = NodeIncomingMessage.prototype.on;
+const nodePrependListener = NodeIncomingMessage.prototype.prependListener;
 
-  // A listener must not miss events of a lifecycle that is only being recorded
-  // (lazy-request-stream.js): the state becomes real first.
-  on(ev, fn) {
-    const lazy = lazyOf(this);
-    if (lazy !== null) materialize(lazy);
-    return super.on(ev, fn);
-  }
+// node marks a request as being consumed in _read(); a body that arrived with the head is
+// read without _read() ever running, so mark it on read() too (resOnFinish must not dump a
+// request the app is reading).
+IncomingMessage.prototype.read = function read(n) {
+  this._consuming = true;
+  return nodeRead.call(this, n);
+};
 
-  addListener(ev, fn) {
-    return this.on(ev, fn);
-  }
+// A listener must not miss events of a lifecycle that is only being recorded
+// (lazy-request-stream.js): the state becomes real first.
+IncomingMessage.prototype.on = function on(ev, fn) {
+  const lazy = lazyOf(this);
+  if (lazy !== null) materialize(lazy);
+  return nodeOn.call(this, ev, fn);
+};
 
-  prependListener(ev, fn) {
-    const lazy = lazyOf(this);
-    if (lazy !== null) materialize(lazy);
-    return super.prependListener(ev, fn);
-  }
+IncomingMessage.prototype.addListener = function addListener(ev, fn) {
+  return this.on(ev, fn);
+};
+
+IncomingMessage.prototype.prependListener = function prependListener(ev, fn) {
+  const lazy = lazyOf(this);
+  if (lazy !== null) materialize(lazy);
+  return nodePrependListener.call(this, ev, fn);
+};
+
+/** Whether `req` is one of fast-http's requests (its own prototype chain, not instanceof). */
+function isFastRequest(req) {
+  return Object.prototype.isPrototypeOf.call(IncomingMessage.prototype, req);
 }
 
 defineLazyGetters(IncomingMessage.prototype);
@@ -221,13 +235,13 @@ const TRAILERS = { name: 'rawTrailers', kBlock: kTrailerBlock, kLines: kRawTrail
  * Trailers must be set after `req.complete` is true (node's _addHeaderLines files them by it).
  */
 function setLines(req, block, eager, which) {
-  if (!eager && req instanceof IncomingMessage) {
+  if (!eager && isFastRequest(req)) {
     req[which.kBlock] = block;
     req[which.kLines] = null;
     return;
   }
   const lines = parseHeaderBlock(block, entryLimit(req));
-  if (req instanceof IncomingMessage) {
+  if (isFastRequest(req)) {
     req[which.kLines] = lines;
     req[which.kCount] = lines.length;
     Object.defineProperty(req, which.name, {
@@ -248,5 +262,5 @@ function setTrailerBlock(req, block) {
 }
 
 module.exports = {
-  IncomingMessage, newBodylessRequest, parseHeaderBlock, setHeaderBlock, setTrailerBlock,
+  IncomingMessage, isFastRequest, newBodylessRequest, parseHeaderBlock, setHeaderBlock, setTrailerBlock,
 };

@@ -19,7 +19,25 @@ const inSyms = symbolsOf(new http.IncomingMessage(null));
 const probeServer = new http.Server();
 const serverSyms = symbolsOf(probeServer);
 
+const functionHasInstance = Function.prototype[Symbol.hasInstance];
+
+/**
+ * Makes `x instanceof fast` hold for every object of node's class `node` too (fast extends
+ * it): under `register`, http.IncomingMessage is fast-http's, and a response node's own http
+ * client made must still be `instanceof http.IncomingMessage`.
+ */
+function sameInstances(fast, node) {
+  Object.defineProperty(fast, Symbol.hasInstance, {
+    __proto__: null,
+    configurable: true,
+    value: function hasInstance(obj) {
+      return functionHasInstance.call(node, obj);
+    },
+  });
+}
+
 module.exports = {
+  sameInstances,
   NodeServer: http.Server,
   NodeServerResponse: http.ServerResponse,
   NodeIncomingMessage: http.IncomingMessage,

@@ -8,7 +8,7 @@
 const { isUint8Array } = require('node:util/types');
 const { FastSocket, kLazy } = require('./socket');
 const {
-  NodeServerResponse, nodeEnd, kCorked, kOutHeaders,
+  NodeServerResponse, nodeEnd, kCorked, kOutHeaders, sameInstances,
 } = require('./node-internals');
 const { binding } = require('./native');
 const { kId, kSeq, kNativeDone, kMode, kState, kHead } = require('./symbols');
@@ -58,154 +58,172 @@ function lenient(res) {
   return res._isLenientHeaderValidation !== undefined && res._isLenientHeaderValidation();
 }
 
-/** node's ServerResponse constructor, given the fast store first (EventEmitter keeps it). */
-function WithListenerStore(req, options) {
+/**
+ * node's ServerResponse, with the fast listener store preset (EventEmitter keeps it). A plain
+ * function, as node's is: subclasses call it with `ServerResponse.call(this, req)`
+ * (util.inherits, light-my-request).
+ */
+function ServerResponse(req, options) {
   this._events = new Store();
   this._eventsCount = 0;
   NodeServerResponse.call(this, req, options);
+  this[kSeq] = -1;
+  this[kNativeDone] = false;
+  this[kHead] = null;
 }
-WithListenerStore.prototype = NodeServerResponse.prototype;
-Object.setPrototypeOf(WithListenerStore, NodeServerResponse);
+Object.setPrototypeOf(ServerResponse.prototype, NodeServerResponse.prototype);
+Object.setPrototypeOf(ServerResponse, NodeServerResponse);
+sameInstances(ServerResponse, NodeServerResponse);
 
-class ServerResponse extends WithListenerStore {
-  constructor(req, options) {
-    super(req, options);
-    this[kSeq] = -1;
-    this[kNativeDone] = false;
+/**
+ * node's writeHead() for the common calls, `writeHead(status, [reason], [{headers}])` with no
+ * headers object when headers were set before: the same checks and decisions, but the head
+ * stays a decision until end() writes it with the body in one crossing (Bun fuses writeHead +
+ * end the same way).
+ */
+ServerResponse.prototype.writeHead = function writeHead(statusCode, reason, obj) {
+  const headers = typeof reason === 'string' ? obj : (obj ?? reason);
+  if (this._header || (this[kOutHeaders] && headers != null) || Array.isArray(headers) ||
+      (headers != null && typeof headers !== 'object') || lenient(this)) {
+    return nodeWriteHead.apply(this, arguments);
+  }
+  const code = statusCode | 0;
+  // node's own writeHead throws its own error.
+  if (code < 100 || code > 999) return nodeWriteHead.apply(this, arguments);
+  if (typeof reason === 'string') this.statusMessage = reason;
+  this.statusCode = code;
+  const head = headers == null ? implicitHead(this) : explicitHead(this, headers);
+  if (head === null) return nodeWriteHead.apply(this, arguments);
+  this[kHead] = head;
+  this._header = DECIDED_HEAD;
+  this._headerSent = false;
+  return this;
+};
+
+const fastWriteHead = ServerResponse.prototype.writeHead;
+const nodeImplicitHeader = NodeServerResponse.prototype._implicitHeader;
+
+/**
+ * Whether node's end() would run code the app put in place of writeHead (on the instance,
+ * as `on-headers` does for express-session, morgan, compression...) or of _implicitHeader.
+ */
+function hooked(res) {
+  return res.writeHead !== fastWriteHead || res._implicitHeader !== nodeImplicitHeader;
+}
+
+/** node's setHeader, with the name and value checks remembered (see response-head.js). */
+ServerResponse.prototype.setHeader = function setHeader(name, value) {
+  if (this._header || typeof name !== 'string' || lenient(this)) {
+    return nodeSetHeader.call(this, name, value);
+  }
+  checkName(name);
+  checkValue(name, value);
+  let headers = this[kOutHeaders];
+  if (headers === null) this[kOutHeaders] = headers = new Store();
+  headers[name.toLowerCase()] = [name, value];
+  return this;
+};
+
+ServerResponse.prototype._send = function _send(data, encoding, callback, byteLength) {
+  const head = this[kHead];
+  if (head !== null) {
     this[kHead] = null;
+    this._header = headText(this, head);
   }
+  return nodeSend.call(this, data, encoding, callback, byteLength);
+};
 
-  /**
-   * node's writeHead() for the common call, `writeHead(status, [reason], {headers})` with no
-   * headers set before: the same checks and decisions, but the head stays a decision until
-   * end() writes it with the body in one crossing (Bun fuses writeHead + end the same way).
-   */
-  writeHead(statusCode, reason, obj) {
-    const headers = typeof reason === 'string' ? obj : (obj ?? reason);
-    if (this._header || this[kOutHeaders] || Array.isArray(headers) ||
-        (headers != null && typeof headers !== 'object') || lenient(this)) {
-      return nodeWriteHead.apply(this, arguments);
-    }
-    const code = statusCode | 0;
-    // node's own writeHead throws its own error.
-    if (code < 100 || code > 999) return nodeWriteHead.apply(this, arguments);
-    if (typeof reason === 'string') this.statusMessage = reason;
-    this.statusCode = code;
-    const head = explicitHead(this, headers);
-    if (head === null) return nodeWriteHead.apply(this, arguments);
-    this[kHead] = head;
-    this._header = DECIDED_HEAD;
-    this._headerSent = false;
-    return this;
+ServerResponse.prototype.end = function end(chunk, encoding, callback) {
+  if (typeof chunk === 'function') {
+    callback = chunk;
+    chunk = null;
+    encoding = null;
+  } else if (typeof encoding === 'function') {
+    callback = encoding;
+    encoding = null;
   }
-
-  /** node's setHeader, with the name and value checks remembered (see response-head.js). */
-  setHeader(name, value) {
-    if (this._header || typeof name !== 'string' || lenient(this)) {
-      return nodeSetHeader.call(this, name, value);
-    }
-    checkName(name);
-    checkValue(name, value);
-    let headers = this[kOutHeaders];
-    if (headers === null) this[kOutHeaders] = headers = new Store();
-    headers[name.toLowerCase()] = [name, value];
-    return this;
+  // The response owns the socket, or waits its turn behind earlier pipelined ones: the
+  // addon keeps responses in request order, so a waiting one can be written now too.
+  let socket = this.socket;
+  let waiting = false;
+  if (socket === null) {
+    socket = this.req?.socket ?? null;
+    waiting = socket !== null && socket[kState] != null && socket[kState].isWaiting(this);
   }
-
-  _send(data, encoding, callback, byteLength) {
-    const head = this[kHead];
-    if (head !== null) {
-      this[kHead] = null;
-      this._header = headText(this, head);
-    }
-    return nodeSend.call(this, data, encoding, callback, byteLength);
+  if (this.finished || this._headerSent || socket === null ||
+      (socket._httpMessage !== this && !waiting) || socket[kMode] !== 0 ||
+      socket.destroyed || this.outputData.length !== 0 || this.strictContentLength ||
+      this[kCorked] > 0 || socket.write !== socketWrite) {
+    return nodeEnd.call(this, chunk, encoding, callback);
   }
-
-  end(chunk, encoding, callback) {
-    if (typeof chunk === 'function') {
-      callback = chunk;
-      chunk = null;
-      encoding = null;
-    } else if (typeof encoding === 'function') {
-      callback = encoding;
-      encoding = null;
-    }
-    // The response owns the socket, or waits its turn behind earlier pipelined ones: the
-    // addon keeps responses in request order, so a waiting one can be written now too.
-    let socket = this.socket;
-    let waiting = false;
-    if (socket === null) {
-      socket = this.req?.socket ?? null;
-      waiting = socket !== null && socket[kState] != null && socket[kState].isWaiting(this);
-    }
-    if (this.finished || this._headerSent || socket === null ||
-        (socket._httpMessage !== this && !waiting) || socket[kMode] !== 0 ||
-        socket.destroyed || this.outputData.length !== 0 || this.strictContentLength ||
-        this[kCorked] > 0 || socket.write !== socketWrite) {
+  let body;
+  let len = 0;
+  if (chunk) {
+    if (typeof chunk === 'string') {
+      if (encoding && encoding !== 'utf8' && encoding !== 'utf-8') {
+        body = Buffer.from(chunk, encoding);
+        len = body.length;
+      } else {
+        body = chunk;
+        len = this._header ? 0 : Buffer.byteLength(chunk);
+      }
+    } else if (isUint8Array(chunk)) {
+      body = chunk;
+      len = chunk.byteLength;
+    } else {
       return nodeEnd.call(this, chunk, encoding, callback);
     }
-    let body;
-    let len = 0;
-    if (chunk) {
-      if (typeof chunk === 'string') {
-        if (encoding && encoding !== 'utf8' && encoding !== 'utf-8') {
-          body = Buffer.from(chunk, encoding);
-          len = body.length;
-        } else {
-          body = chunk;
-          len = this._header ? 0 : Buffer.byteLength(chunk);
-        }
-      } else if (isUint8Array(chunk)) {
-        body = chunk;
-        len = chunk.byteLength;
-      } else {
-        return nodeEnd.call(this, chunk, encoding, callback);
-      }
-    }
-    const id = socket[kId];
-    const seq = this[kSeq];
-    let written;
-    let head = this[kHead];
-    if (!this._header) {
-      this._contentLength = len;
+  }
+  const id = socket[kId];
+  const seq = this[kSeq];
+  let written;
+  let head = this[kHead];
+  if (!this._header) {
+    this._contentLength = len;
+    if (hooked(this)) {
+      // node's end() goes through this._implicitHeader() → this.writeHead(statusCode).
+      this._implicitHeader();
+      head = this[kHead];
+      if (this._headerSent || this.finished) return nodeEnd.call(this, chunk, encoding, callback);
+    } else {
       head = implicitHead(this);
       if (head === null) return nodeEnd.call(this, chunk, encoding, callback);
     }
-    if (head !== null) {
-      this[kHead] = null;
-      const flags = head.flags | bodyFlags(this) | headEncoding(this, body) |
-        (waiting ? R_TENTATIVE : 0);
-      written = binding.respond(id, seq, this.statusCode, head.reason, head.lines,
-        (flags & R_NO_BODY) ? undefined : body, flags, this._trailer);
-      this._header = NATIVE_HEAD;
-    } else {
-      const flags = bodyFlags(this) | headEncoding(this, body) | (waiting ? R_TENTATIVE : 0);
-      written = binding.send(id, seq, this._header, (flags & R_NO_BODY) ? undefined : body, flags,
-        this._trailer);
-    }
-    this[kNativeDone] = written >= 0;
-    this._headerSent = true;
-    // The addon framed the body already: node's end() must not write the last chunk again.
-    this.chunkedEncoding = false;
-    if (waiting && written > 0) {
-      // Until its turn, node keeps a waiting response's bytes in outputData and its
-      // 'finish' behind them: count the bytes the addon holds for it the same way, so
-      // node's end() queues 'finish' there and _flush() on assignment releases it.
-      this.outputSize = written;
-    }
-    if (waiting || !socket[kLazy]) return nodeEnd.call(this, null, null, callback);
-    // node's end() fully uncorks the socket through its WritableState; a socket without
-    // states was never corked, so end() runs detached from it (making no states), and the
-    // step it skipped for want of a socket follows.
-    this.socket = null;
-    try {
-      nodeEnd.call(this, null, null, callback);
-    } finally {
-      this.socket = socket;
-    }
-    if (this.outputData.length === 0 && socket._httpMessage === this) this._finish();
-    return this;
   }
-}
+  if (head !== null) {
+    this[kHead] = null;
+    const flags = head.flags | bodyFlags(this) | headEncoding(this, body) |
+      (waiting ? R_TENTATIVE : 0);
+    written = binding.respond(id, seq, this.statusCode, head.reason, head.lines,
+      (flags & R_NO_BODY) ? undefined : body, flags, this._trailer);
+    this._header = NATIVE_HEAD;
+  } else {
+    const flags = bodyFlags(this) | headEncoding(this, body) | (waiting ? R_TENTATIVE : 0);
+    written = binding.send(id, seq, this._header, (flags & R_NO_BODY) ? undefined : body, flags,
+      this._trailer);
+  }
+  this[kNativeDone] = written >= 0;
+  this._headerSent = true;
+  // The addon framed the body already: node's end() must not write the last chunk again.
+  this.chunkedEncoding = false;
+  if (waiting && written > 0) {
+    // Until its turn, node keeps a waiting response's bytes in outputData and its
+    // 'finish' behind them: count the bytes the addon holds for it the same way, so
+    // node's end() queues 'finish' there and _flush() on assignment releases it.
+    this.outputSize = written;
+  }
+  if (waiting || !socket[kLazy]) return nodeEnd.call(this, null, null, callback);
+  // node's end() fully uncorks the socket through its WritableState; a socket without
+  // states was never corked, so end() runs detached from it (making no states), and the
+  // step it skipped for want of a socket follows.
+  this.socket = null;
+  try {
+    nodeEnd.call(this, null, null, callback);
+  } finally {
+    this.socket = socket;
+  }
+  if (this.outputData.length === 0 && socket._httpMessage === this) this._finish();
+  return this;
+};
 
 module.exports = { ServerResponse, NATIVE_HEAD };

@@ -15,8 +15,9 @@ require('./dispatch');
 const {
   NodeServer, storeHTTPOptions, kConnectionsCheckingInterval, parseUniqueHeadersOption, maxHeaderSize: defaultMaxHeaderSize,
   kIncomingMessage, kServerResponse, kUniqueHeaders, NodeIncomingMessage, NodeServerResponse,
+  sameInstances,
 } = require('./node-internals');
-const { IncomingMessage } = require('./incoming');
+const { IncomingMessage, isFastRequest } = require('./incoming');
 const { ServerResponse } = require('./response');
 const { FastSocket } = require('./socket');
 const errors = require('./errors');
@@ -103,6 +104,7 @@ function Server(options, requestListener) {
 }
 Object.setPrototypeOf(Server.prototype, NodeServer.prototype);
 Object.setPrototypeOf(Server, NodeServer);
+sameInstances(Server, NodeServer);
 
 const collected = new FinalizationRegistry((sid) => binding.serverFree(sid));
 
@@ -162,7 +164,7 @@ for (const name of ['timeout', 'keepAliveTimeout', 'headersTimeout', 'requestTim
 function isExpressApp(fn) {
   return typeof fn === 'function' && typeof fn.handle === 'function' &&
     typeof fn.set === 'function' && fn.request !== null && typeof fn.request === 'object' &&
-    !(fn.request instanceof IncomingMessage);
+    !isFastRequest(fn.request);
 }
 
 function updateFlags(server, event, delta) {
@@ -429,7 +431,7 @@ function createServer(options, requestListener) {
 
 /** Whether `server` is served by fast-http. */
 function isFastHttpServer(server) {
-  return server instanceof Server;
+  return Object.prototype.isPrototypeOf.call(Server.prototype, server);
 }
 
 module.exports = {
