@@ -2,7 +2,7 @@
 //! pipelined responses in request order (RFC 9112 §9.3.2) while each response writes as
 //! soon as it likes.
 
-use crate::listener::Stream;
+use crate::net::Stream;
 use crate::proto::decode::Decoder;
 use crate::proto::errors::ParseError;
 use bytes::BytesMut;

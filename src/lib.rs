@@ -4,7 +4,7 @@
 
 pub mod binding;
 pub mod conn;
-pub mod listener;
+pub mod net;
 pub mod proto;
 pub mod reactor;
 pub mod uv;

@@ -8,7 +8,7 @@
 use crate::binding::js::{self, Cb, JsCtx};
 use crate::binding::napi;
 use crate::conn::*;
-use crate::listener::{Listener, Stream};
+use crate::net::{Listener, Stream};
 use crate::proto::date::DateCache;
 use crate::proto::decode::{Decoder, Event};
 use crate::proto::errors::{self, ParseError};

@@ -4,7 +4,7 @@
 use super::js::{JsCtx, CALLBACK_NAMES};
 use super::napi::{self, Args, Env, Value};
 use crate::conn::*;
-use crate::listener::{self, Listener, TcpOptions};
+use crate::net::listener::{self, Listener, TcpOptions};
 use crate::proto::encode::{self, *};
 use crate::proto::parse::Methods;
 use crate::reactor::{self, Reactor, Server, ServerCfg};
