@@ -78,8 +78,9 @@ function hasZig() {
   return ok('zig', ['version']) || ok('python3', ['-m', 'ziglang', 'version']);
 }
 
+// cargo-zigbuild has no --version as a cargo subcommand; --help answers when it is installed.
 function hasZigbuild() {
-  return ok('cargo', ['zigbuild', '--version']);
+  return ok('cargo', ['zigbuild', '--help']);
 }
 
 // The one-time installs, each from its own registry; false when it did not work.
