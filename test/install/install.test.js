@@ -114,6 +114,7 @@ function assertServesFromPrebuilt(app) {
 before(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fast-http-install-'));
   npmCli = findNpmCli();
+  assert.ok(npmCli, "npm's npm-cli.js was found next to node or on PATH");
   const bin = path.join(tmp, 'bin');
   fs.mkdirSync(bin);
   fs.symlinkSync(process.execPath, path.join(bin, 'node'));
