@@ -1,21 +1,50 @@
 'use strict';
-// The napi-rs naming of native binaries: fast-http.<platform>-<arch>[-<abi>].node.
+// The napi-rs naming of native binaries: the platform triple `<platform>-<arch>[-<abi>]`, the
+// binary `fast-http.<triple>.node` and the prebuilt package `fast-http-<triple>` that carries
+// it. Shared by the loader, the install hook and the build scripts so the names cannot drift.
+const fs = require('node:fs');
 
-function abi() {
-  if (process.platform !== 'linux') return '';
-  const report = typeof process.report?.getReport === 'function' ? process.report.getReport() : null;
-  const glibc = report?.header?.glibcVersionRuntime;
-  return glibc ? '-gnu' : '-musl';
+let musl = null;
+
+// glibc or musl decides which Linux binary fits. Reading ldd (a text script on glibc, a link
+// to musl's loader on Alpine) is a cheap first answer; the process report is the fallback,
+// with network details off because collecting them can do slow reverse DNS lookups.
+function isMusl() {
+  if (musl !== null) return musl;
+  try {
+    musl = fs.readFileSync('/usr/bin/ldd', 'latin1').includes('musl');
+    return musl;
+  } catch {}
+  const report = process.report;
+  if (report && typeof report.getReport === 'function') {
+    const exclude = report.excludeNetwork;
+    report.excludeNetwork = true;
+    try {
+      musl = !report.getReport().header?.glibcVersionRuntime;
+    } finally {
+      report.excludeNetwork = exclude;
+    }
+  } else {
+    musl = false;
+  }
+  return musl;
 }
 
 function triple() {
-  const arch = process.arch === 'arm' ? 'arm-gnueabihf' : process.arch;
-  if (process.platform === 'win32') return `win32-${arch}-msvc`;
-  return `${process.platform}-${arch}${abi()}`;
+  const { platform, arch } = process;
+  if (platform === 'win32') return `win32-${arch}-msvc`;
+  if (platform !== 'linux') return `${platform}-${arch}`;
+  const libc = isMusl() ? 'musl' : 'gnu';
+  // 32-bit ARM Linux is hard-float in napi-rs's names (linux-arm-gnueabihf).
+  return arch === 'arm' ? `linux-arm-${libc}eabihf` : `linux-${arch}-${libc}`;
 }
 
-function binaryName() {
-  return `fast-http.${triple()}.node`;
+function binaryName(t = triple()) {
+  return `fast-http.${t}.node`;
 }
 
-module.exports = { binaryName, triple };
+function packageName(t = triple()) {
+  return `fast-http-${t}`;
+}
+
+module.exports = { binaryName, packageName, triple };

@@ -1,24 +1,99 @@
 'use strict';
-// Loads the native addon: the binary built in this package (npm install compiles it), else a
-// per-platform prebuilt package `fast-http-<triple>` when one is installed.
+// Loads the native addon, trying in order:
+//   1. FAST_HTTP_ADDON_PATH, when set: that file and nothing else (a pinned build, or a test
+//      simulating a missing or corrupt addon: falling back would hide what it asked for);
+//   2. the prebuilt package `fast-http-<triple>` npm installed as an optional dependency;
+//   3. a build from source in this package's folder (`npm run build`, or the install-time
+//      build when no prebuilt package fits).
+// In a git checkout of fast-http, 3 comes before 2: the local build is the code under
+// development, and a published package npm put in the checkout's node_modules would be stale.
+// When nothing loads, ONE error (code ERR_FAST_HTTP_NO_ADDON) says what was tried and what to do.
+const fs = require('node:fs');
 const path = require('node:path');
-const { binaryName, triple } = require('./binding-name');
+const { binaryName, packageName, triple } = require('./binding-name');
+
+const root = path.join(__dirname, '..');
+
+function prebuiltTriples() {
+  try {
+    const deps = require('../package.json').optionalDependencies || {};
+    return Object.keys(deps).map((name) => name.replace(/^fast-http-/, ''));
+  } catch {
+    return [];
+  }
+}
+
+function noAddon(t, tried, cause) {
+  const lines = [
+    `fast-http: no usable native addon for ${t} (Node ${process.version}, ` +
+      `N-API ${process.versions.napi}).`,
+    ...tried.map(([what, why]) => `  - ${what}: ${why}`),
+  ];
+  const prebuilt = prebuiltTriples();
+  if (process.env.FAST_HTTP_ADDON_PATH) {
+    lines.push('FAST_HTTP_ADDON_PATH points at that file; unset it to use the installed addon.');
+  } else if (process.platform === 'win32') {
+    lines.push('Windows is not supported yet (see docs/windows.md in the fast-http repository).');
+  } else {
+    if (prebuilt.includes(t)) {
+      lines.push(`A prebuilt binary exists for ${t}: reinstall fast-http without ` +
+        `--omit=optional / --no-optional so npm installs ${packageName(t)}.`);
+    } else {
+      lines.push(`No prebuilt binary for ${t} (there are: ${prebuilt.join(', ')}).`);
+    }
+    lines.push(`Or build it from source with Rust installed (https://rustup.rs): ` +
+      `\`npm rebuild fast-http\`, or \`npm run build\` in ${root}.`);
+  }
+  const err = new Error(lines.join('\n'), cause ? { cause } : undefined);
+  err.code = 'ERR_FAST_HTTP_NO_ADDON';
+  return err;
+}
+
+// require() of one candidate: the module, or null with the reason noted in `tried`.
+function attempt(tried, what, missing, resolve) {
+  let file;
+  try {
+    file = resolve();
+  } catch {
+    tried.push([what, missing]);
+    return null;
+  }
+  try {
+    return require(file);
+  } catch (err) {
+    tried.push([what, `failed to load (${err.message.split('\n')[0]})`]);
+    tried.cause ??= err;
+    return null;
+  }
+}
 
 function load() {
-  const local = path.join(__dirname, '..', binaryName());
-  try {
-    return require(local);
-  } catch (err) {
-    if (err.code !== 'MODULE_NOT_FOUND') throw err;
-    try {
-      return require(`fast-http-${triple()}`);
-    } catch {
-      const e = new Error(`fast-http: native addon not found (${local}). ` +
-        'Run `npm install` (or `npm run build`) in the fast-http package to compile it.');
-      e.code = 'ERR_FAST_HTTP_NO_ADDON';
-      throw e;
-    }
+  const t = triple();
+  const tried = [];
+  const forced = process.env.FAST_HTTP_ADDON_PATH;
+  if (forced) {
+    const file = path.resolve(forced);
+    const addon = attempt(tried, `FAST_HTTP_ADDON_PATH=${file}`, 'no such file', () => {
+      if (!fs.existsSync(file)) throw new Error('missing');
+      return file;
+    });
+    if (addon) return addon;
+    throw noAddon(t, tried, tried.cause);
   }
+  const local = path.join(root, binaryName(t));
+  const candidates = [
+    [packageName(t), 'not installed', () => require.resolve(packageName(t))],
+    [local, 'not built', () => {
+      if (!fs.existsSync(local)) throw new Error('missing');
+      return local;
+    }],
+  ];
+  if (fs.existsSync(path.join(root, '.git'))) candidates.reverse();
+  for (const [what, missing, resolve] of candidates) {
+    const addon = attempt(tried, what, missing, resolve);
+    if (addon) return addon;
+  }
+  throw noAddon(t, tried, tried.cause);
 }
 
 module.exports = load();

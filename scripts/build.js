@@ -1,7 +1,9 @@
 'use strict';
-// Compiles the addon from source with the machine's cargo and lays it out the napi-rs way
-// (`fast-http.<platform>-<arch>[-<abi>].node` next to package.json), so per-platform prebuilt
-// packages can be added later without changing the loader.
+// Compiles the addon from source with the machine's cargo for this machine and lays it out the
+// napi-rs way (`fast-http.<triple>.node` next to package.json), where lib/binding.js finds it.
+// `npm run build` (--force) always runs cargo; the install hook (scripts/install.js) calls it
+// without --force, which skips cargo when the binary is newer than every source file.
+// The per-platform release packages are built by scripts/build-platforms.js.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');

@@ -2,7 +2,7 @@
 
 use super::napi::{self, Env, Value};
 use super::{export, undef};
-use crate::listener::{self, Listener, TcpOptions};
+use crate::net::{self, Listener, TcpOptions};
 use crate::reactor::{self, server::ServerCfg};
 use std::net::IpAddr;
 
@@ -120,7 +120,7 @@ export!(listen_tcp, |a| {
         reuse_port: a.bool(4),
         ipv6_only: a.bool(5),
     };
-    match listener::listen_tcp(ip, a.u32(2) as u16, &opts) {
+    match net::listen_tcp(ip, a.u32(2) as u16, &opts) {
         Err(e) => napi::i32v(a.env, errno_of(&e)),
         Ok(l) => {
             let l = Listener::Tcp(l);
@@ -140,7 +140,7 @@ export!(listen_unix, |a| {
     let Some(path) = a.string(1) else {
         return napi::i32v(a.env, -libc::EINVAL);
     };
-    match listener::listen_unix(&path, a.u32(2) as i32) {
+    match net::listen_unix(&path, a.u32(2) as i32) {
         Err(e) => napi::i32v(a.env, errno_of(&e)),
         Ok(l) => match reactor::with(|r| r.register_listener(sid, Listener::Unix(l, path))) {
             Some(Ok(())) => napi::i32v(a.env, 0),

@@ -18,7 +18,7 @@ pub mod timers;
 pub mod uv;
 
 use crate::conn::Http1;
-use crate::listener::{Listener, Stream};
+use crate::net::{Listener, Stream};
 use crate::proto::date::DateCache;
 use crate::proto::parse::Methods;
 use mio::{Interest, Poll, Token};

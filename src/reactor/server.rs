@@ -1,6 +1,6 @@
 //! A server's settings and listener, as the reactor sees them.
 
-use crate::listener::Listener;
+use crate::net::Listener;
 
 /// The server listens for 'connection': JS hears about every accepted connection.
 pub const S_HAS_CONNECTION: u32 = 1;

@@ -1,0 +1,10 @@
+//! Transports: listening sockets (`listener`), accepted connections (`stream`), and the socket
+//! calls that differ between operating systems (`sys`, one `cfg` per OS so the rest of the
+//! crate never names a Linux- or macOS-only constant).
+
+pub mod listener;
+pub mod stream;
+mod sys;
+
+pub use listener::{listen_tcp, listen_unix, Listener, TcpOptions};
+pub use stream::Stream;
