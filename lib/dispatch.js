@@ -457,4 +457,4 @@ init({
   onData, onEnd, onServerDrained, onShutdown, onInternalError,
 });
 
-module.exports = { socketFor };
+module.exports = { socketFor, onConnection };

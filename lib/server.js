@@ -9,7 +9,6 @@ const {
   S_LENIENT,
 } = require('./flags');
 const net = require('node:net');
-const dns = require('node:dns');
 const { binding, servers } = require('./native');
 require('./dispatch');
 const {
@@ -25,6 +24,7 @@ const {
   kSid, kConfig, kListening, kAddress, kFallbackSockets, kEagerHeaders, kClosed,
 } = require('./symbols');
 const stats = require('./stats');
+const { listen: listenWith, releaseHandles, refHandles } = require('./listen');
 
 /** node's isLenient(): the process-wide --insecure-http-parser flag. */
 const processLenient = process.execArgv.includes('--insecure-http-parser') ||
@@ -196,124 +196,9 @@ function fallbackConnection(socket) {
   require('./fallback').serve(this, socket);
 }
 
-function toNumber(x) {
-  return (x = Number(x)) >= 0 ? x : false;
-}
-
-function isPipeName(s) {
-  return typeof s === 'string' && toNumber(s) === false;
-}
-
-function validatePort(port, name) {
-  if ((typeof port !== 'number' && typeof port !== 'string') ||
-      (typeof port === 'string' && port.trim().length === 0) ||
-      +port !== (+port >>> 0) || port > 0xFFFF) {
-    throw errors.ERR_SOCKET_BAD_PORT(name, port);
-  }
-  return port | 0;
-}
-
 Server.prototype.listen = function listen(...args) {
-  let cb = null;
-  if (typeof args[args.length - 1] === 'function') cb = args.pop();
-  let options = {};
-  const arg0 = args[0];
-  if (typeof arg0 === 'object' && arg0 !== null) options = arg0;
-  else if (isPipeName(arg0)) options = { path: arg0 };
-  else if (arg0 !== undefined) {
-    options = { port: arg0 };
-    if (typeof args[1] === 'string') options.host = args[1];
-  }
-  if (this[kListening]) throw errors.ERR_SERVER_ALREADY_LISTEN();
-  if (cb !== null) this.once('listening', cb);
-  const backlogFromArgs = toNumber(args.length > 1 && args[1]) ||
-    toNumber(args.length > 2 && args[2]);
-  const backlog = options.backlog || backlogFromArgs || 511;
-  if (options.signal) {
-    const { signal } = options;
-    if (signal.aborted) {
-      process.nextTick(() => this.close());
-      return this;
-    }
-    signal.addEventListener('abort', () => this.close(), { once: true });
-  }
-  if (options.handle || options._handle || options.fd !== undefined) {
-    throw errors.ERR_INVALID_ARG_VALUE('options', options);
-  }
-  // Cluster workers share a port through SO_REUSEPORT instead of the primary's handle.
-  const reusePort = !!options.reusePort ||
-    (process.env.NODE_UNIQUE_ID !== undefined && !options.exclusive);
-  if (typeof options.port === 'number' || typeof options.port === 'string') {
-    const port = validatePort(options.port, 'options.port');
-    if (options.host) {
-      if (net.isIP(options.host)) {
-        listenTcp(this, options.host, port, backlog, reusePort, !!options.ipv6Only);
-      } else {
-        dns.lookup(options.host, (err, ip) => {
-          if (err) this.emit('error', err);
-          else listenTcp(this, ip, port, backlog, reusePort, !!options.ipv6Only);
-        });
-      }
-    } else {
-      listenAny(this, port, backlog, reusePort, !!options.ipv6Only);
-    }
-    return this;
-  }
-  if (options.port === undefined && options.path == null && (arg0 === undefined ||
-      typeof arg0 === 'object')) {
-    listenAny(this, 0, backlog, reusePort, !!options.ipv6Only);
-    return this;
-  }
-  if (options.path && isPipeName(options.path)) {
-    const r = binding.listenUnix(this[kSid], options.path, backlog);
-    if (r < 0) {
-      process.nextTick(emitError, this, errors.uvException(r, 'listen', options.path));
-    } else {
-      listening(this, options.path);
-    }
-    return this;
-  }
-  throw errors.ERR_INVALID_ARG_VALUE('options', options);
+  return listenWith(this, args);
 };
-
-/** errno of EADDRINUSE: libuv reports it from listen(), after a bind that "succeeded". */
-const UV_EADDRINUSE = require('node:os').constants.errno.EADDRINUSE;
-
-/**
- * No host: the IPv6 any-address (dual stack), else IPv4 when IPv6 cannot be bound, like
- * node's listen. A port in use is reported for `::`, as node does.
- */
-function listenAny(server, port, backlog, reusePort, ipv6Only) {
-  const r = binding.listenTcp(server[kSid], '::', port, backlog, reusePort, ipv6Only);
-  if (r === -UV_EADDRINUSE) {
-    process.nextTick(emitError, server, errors.uvException(r, 'listen', '::', port));
-  } else if (typeof r === 'number') {
-    listenTcp(server, '0.0.0.0', port, backlog, reusePort, false);
-  } else {
-    listening(server, { address: r[0], family: r[1], port: r[2] });
-  }
-}
-
-function listenTcp(server, host, port, backlog, reusePort, ipv6Only) {
-  const r = binding.listenTcp(server[kSid], host, port, backlog, reusePort, ipv6Only);
-  if (typeof r === 'number') {
-    process.nextTick(emitError, server, errors.uvException(r, 'listen', host, port));
-    return;
-  }
-  listening(server, { address: r[0], family: r[1], port: r[2] });
-}
-
-const listeningHandle = Object.freeze({ fastHttp: true });
-
-function listening(server, address) {
-  servers[server[kSid]] = server;
-  server[kListening] = true;
-  server[kAddress] = address;
-  server._handle = listeningHandle;
-  server._connectionKey = typeof address === 'string' ? address : `${address.family}:${address.address}:${address.port}`;
-  if (server._unref) binding.serverRef(server[kSid], false);
-  process.nextTick(emitListening, server);
-}
 
 /**
  * node's setupConnectionsTracking, on 'listening': the addon does the checking, but code
@@ -326,14 +211,6 @@ function setupConnectionsTracking() {
 }
 
 function noop() {}
-
-function emitListening(server) {
-  if (server[kListening]) server.emit('listening');
-}
-
-function emitError(server, err) {
-  server.emit('error', err);
-}
 
 Object.defineProperty(Server.prototype, 'listening', {
   __proto__: null,
@@ -365,6 +242,7 @@ Server.prototype.close = function close(cb) {
   this[kListening] = false;
   this._handle = null;
   this[kClosing] = true;
+  releaseHandles(this);
   const remaining = binding.serverClose(this[kSid]) + this[kFallbackSockets].size;
   if (remaining === 0) process.nextTick(emitCloseIfDrained, this);
   return this;
@@ -407,12 +285,14 @@ Server.prototype.getConnections = function getConnections(cb) {
 Server.prototype.ref = function ref() {
   this._unref = false;
   binding.serverRef(this[kSid], true);
+  refHandles(this, true);
   return this;
 };
 
 Server.prototype.unref = function unref() {
   this._unref = true;
   binding.serverRef(this[kSid], false);
+  refHandles(this, false);
   return this;
 };
 

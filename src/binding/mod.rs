@@ -72,6 +72,8 @@ const EXPORTS: &[Export] = &[
     ("serverFlags", server::flags),
     ("listenTcp", server::listen_tcp),
     ("listenUnix", server::listen_unix),
+    ("adoptListener", server::adopt_listener),
+    ("adoptConnection", server::adopt_connection),
     ("serverClose", server::close),
     ("serverFree", server::free),
     ("serverRef", server::set_ref),
