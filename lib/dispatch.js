@@ -18,6 +18,7 @@ const {
   makeLazy, lazyOf, lazyEnd, lazyDump, watchEnd, onDumpedEnd,
 } = require('./lazy-request-stream');
 const { ConnState } = require('./conn-state');
+const diagnostics = require('./diagnostics');
 const errors = require('./errors');
 const {
   kId, kSeq, kState, kNativeDone, kBodyReq, kEagerHeaders, kMode, kParser, kIncoming, kConfig,
@@ -50,7 +51,9 @@ function socketFor(server, id) {
 function onConnection(sid, id) {
   const server = servers[sid];
   if (server === undefined) return;
-  server.emit('connection', socketFor(server, id));
+  const socket = socketFor(server, id);
+  server.emit('connection', socket);
+  if (diagnostics.serverSocket.hasSubscribers) diagnostics.serverSocket.publish({ socket });
 }
 
 function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
@@ -117,6 +120,9 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   res[kUniqueHeaders] = server[kUniqueHeaders];
   res[kSeq] = seq;
   res._onPendingData = onPendingData;
+  if (diagnostics.requestStart.hasSubscribers) {
+    diagnostics.requestStart.publish({ request: req, response: res, socket, server });
+  }
 
   if (socket._httpMessage) {
     state.pushOutgoing(res);
@@ -249,6 +255,9 @@ function resOnFinish() {
   const socket = req.socket;
   const state = socket[kState];
   if (state === null) return;
+  if (diagnostics.responseFinish.hasSubscribers) {
+    diagnostics.responseFinish.publish({ request: req, response: res, socket, server: socket.server });
+  }
   // Pipelined responses may finish out of order (the addon keeps the wire order).
   state.removeIncoming(req);
   if (!req._consuming) {

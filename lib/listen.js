@@ -8,6 +8,7 @@ const dns = require('node:dns');
 const { binding, servers } = require('./native');
 const errors = require('./errors');
 const { kSid, kListening, kAddress } = require('./symbols');
+const { serverListen } = require('./diagnostics');
 
 const kClusterHandle = Symbol('fast-http.clusterHandle');
 const kOwnedHandle = Symbol('fast-http.ownedHandle');
@@ -59,6 +60,7 @@ function isHandle(obj) {
 function listen(server, args) {
   let [options, cb] = normalizeArgs(args);
   if (server[kListening] || server[kClusterHandle]) throw errors.ERR_SERVER_ALREADY_LISTEN();
+  if (serverListen?.hasSubscribers) serverListen.asyncStart.publish({ server, options });
   if (cb !== null) server.once('listening', cb);
   const backlogFromArgs = toNumber(args.length > 1 && args[1]) ||
     toNumber(args.length > 2 && args[2]);
@@ -243,6 +245,7 @@ function listening(server, address) {
   server._connectionKey = typeof address === 'string' ? `-1:${address}:-1` :
     `${address.family === 'IPv6' ? 6 : 4}:${address.address}:${address.port}`;
   if (server._unref) binding.serverRef(server[kSid], false);
+  if (serverListen?.hasSubscribers) serverListen.asyncEnd.publish({ server });
   process.nextTick(emitListening, server);
 }
 
@@ -250,8 +253,9 @@ function emitListening(server) {
   if (server[kListening]) server.emit('listening');
 }
 
-function emitError(server, err) {
-  server.emit('error', err);
+function emitError(server, error) {
+  if (serverListen?.hasSubscribers) serverListen.error.publish({ server, error });
+  server.emit('error', error);
 }
 
 /** The server stops listening: what it took from a handle or the cluster is let go. */

@@ -24,6 +24,7 @@ const {
   kSid, kConfig, kListening, kAddress, kFallbackSockets, kEagerHeaders, kClosed,
 } = require('./symbols');
 const stats = require('./stats');
+const diagnostics = require('./diagnostics');
 const { listen: listenWith, releaseHandles, refHandles } = require('./listen');
 
 /** node's isLenient(): the process-wide --insecure-http-parser flag. */
@@ -172,7 +173,9 @@ function updateFlags(server, event, delta) {
   if (bit === undefined) return;
   // The server's own fallback listener is always there; count only the app's.
   const own = event === 'connection' ? 1 : 0;
-  const n = server.listenerCount(event) + delta - own;
+  // net.server.socket subscribers need every connection's socket, as 'connection' does.
+  const n = server.listenerCount(event) + delta - own +
+    (event === 'connection' && diagnostics.serverSocket.hasSubscribers ? 1 : 0);
   const c = server[kConfig];
   c.flags = n > 0 ? (c.flags | bit) : (c.flags & ~bit);
   if (server[kSid] >= 0) binding.serverFlags(server[kSid], bit, c.flags & bit);
@@ -197,6 +200,8 @@ function fallbackConnection(socket) {
 }
 
 Server.prototype.listen = function listen(...args) {
+  // Subscribers to net.server.socket that came after the server was made count now.
+  updateFlags(this, 'connection', 0);
   return listenWith(this, args);
 };
 
