@@ -16,8 +16,12 @@ const { isUint8Array } = require('node:util/types');
 
 /** Writes up to this size may be coalesced with others of the same task. */
 const COALESCE_MAX_WRITE = 16 * 1024;
+/** Buffers under this size are copied into one when sent together (the addon keeps larger
+ * ones by reference; see src/binding/socket.rs PIN_MIN). */
+const COALESCE_RUN_PIECE = 16 * 1024;
 const kRawWrites = Symbol('fast-http.rawWrites');
 const kFinalCallback = Symbol('fast-http.finalCallback');
+const kBacklog = Symbol('fast-http.writeBacklog');
 
 const kOnTimeout = HTTPParser.kOnTimeout | 0;
 
@@ -26,6 +30,12 @@ const MODE_RAW = 1;
 
 function isLatin1(encoding) {
   return encoding === 'latin1' || encoding === 'binary' || encoding === 'ascii';
+}
+
+/** Encodings the addon writes strings in itself (UTF-8 or latin1). */
+function isNative(encoding) {
+  return encoding === undefined || encoding === 'utf8' || encoding === 'utf-8' ||
+    encoding === 'buffer' || isLatin1(encoding);
 }
 
 /** One options object per high-water mark, shared by the sockets until their states exist. */
@@ -80,97 +90,90 @@ class FastSocket extends LazyDuplex {
     this[kParser] = value;
   }
 
-  _write(chunk, encoding, cb) {
-    const w = this[kRawWrites];
-    if (w === null) return this._send(chunk, encoding, cb, false, false);
-    const coalesce = w.next;
-    w.next = false;
-    this._send(chunk, encoding, cb, false, coalesce);
-  }
-
-  _writev(chunks, cb) {
-    // A corked batch goes out with one write: hold all but the last chunk. The batch as a
-    // whole may wait for the end of the task when each of its writes could (ws sends every
-    // frame as a corked header + payload pair).
-    const w = this[kRawWrites];
-    const coalesce = w !== null && w.batch;
-    if (w !== null) w.batch = true;
-    const last = chunks.length - 1;
-    for (let i = 0; i < last; i++) {
-      this._send(chunks[i].chunk, chunks[i].encoding, null, true, false);
-    }
-    this._send(chunks[last].chunk, chunks[last].encoding, cb, false, coalesce);
-  }
-
   /**
    * Write coalescing on upgraded sockets (after Bun's): the first write of a JS task goes
-   * to the kernel at once; later callback-less Buffer writes of at most 16 KB in the same
-   * task wait in the addon and go out together once the task's microtasks have run. Any
-   * other write (callback, string, larger), end() or destroy() sends what is held first,
-   * so order, write() results, callbacks, 'finish' and bytesWritten do not change.
+   * to the kernel at once; a later callback-less Buffer write of at most 16 KB in the same
+   * task waits (its Writable callback held), so the Writable keeps what follows in its own
+   * buffer, and all of it goes out together once the task's microtasks have run. Held bytes
+   * count in writableLength like any pending write; write() turns false past the high-water
+   * mark and 'drain' follows, as on net.Socket.
    */
   write(chunk, encoding, cb) {
     const w = this[kRawWrites];
     if (w !== null) {
       const small = typeof encoding !== 'function' && typeof cb !== 'function' &&
         isUint8Array(chunk) && chunk.byteLength <= COALESCE_MAX_WRITE;
-      // Upgraded sockets always have their states (toRaw): read them directly, not through
-      // the getters that answer for sockets without states.
-      const ws = this._writableState;
-      if (small && !this[kClosed] && !w.refused && ws.length === 0 && ws.corked === 0 &&
-          !ws.ending && !ws.destroyed) {
-        // A callback-less write to an idle Writable completes at once and leaves nothing
-        // buffered, so skipping the Writable bookkeeping changes nothing visible. The first
-        // one of a task is sent now, the next ones are held for the end of the task.
-        const hold = w.inTask;
-        if (hold) {
-          w.held = true;
-        } else {
-          this._startTask();
-        }
-        const hwm = ws.highWaterMark;
-        const left = binding.raw(this[kId], -1, chunk, false, hwm, hold);
-        if (left < hwm) return true;
-        // The batch went out and the kernel refused part of it: backpressure, and 'drain'
-        // once it is taken (onDrain).
-        w.refused = true;
-        return false;
-      }
-      if (ws.corked !== 0) w.batch &&= small;
+      if (this._writableState.corked !== 0) w.batch &&= small;
       else w.next = small;
     }
     return Duplex.prototype.write.call(this, chunk, encoding, cb);
   }
 
-  /**
-   * Hands bytes to the addon; the callback waits while its queue is past highWaterMark.
-   * `hold`: part of a batch whose last write follows; `coalesce`: may wait for the task end.
-   */
-  _send(chunk, encoding, cb, hold, coalesce) {
-    let latin1 = false;
-    if (typeof chunk === 'string') {
-      if (isLatin1(encoding)) latin1 = true;
-      else if (encoding && encoding !== 'utf8' && encoding !== 'utf-8' && encoding !== 'buffer') {
-        chunk = Buffer.from(chunk, encoding);
+  _write(chunk, encoding, cb) {
+    const w = this[kRawWrites];
+    let defer = false;
+    if (w !== null) {
+      const coalesce = w.next;
+      w.next = false;
+      if (coalesce && w.inTask && !this[kClosed]) {
+        w.hold([{ chunk, encoding }], cb);
+        return;
       }
+      defer = w.flushing;
+      if (!w.inTask && !defer) this._startTask();
     }
+    if (typeof chunk === 'string' && !isNative(encoding)) chunk = Buffer.from(chunk, encoding);
     const hwm = this.writableHighWaterMark;
-    let defer = hold;
+    const queued = binding.raw(this[kId], chunk, isLatin1(encoding), hwm, defer);
+    if (defer && queued < hwm) w.settling = cb;
+    else this._settle(queued, hwm, cb);
+  }
+
+  _writev(chunks, cb) {
+    // ws sends every frame as a corked header + payload pair: a batch of small Buffers waits
+    // for the end of the task (with the frames that follow it in the same task).
     const w = this[kRawWrites];
     if (w !== null) {
-      defer = hold || (coalesce && w.inTask);
-      if (defer) w.held = true;
-      if (!w.inTask) this._startTask();
+      const coalesce = w.batch;
+      w.batch = true;
+      if (coalesce && !w.flushing && !this[kClosed]) {
+        if (!w.inTask) this._startTask();
+        w.hold(chunks, cb);
+        return;
+      }
+      if (!w.inTask && !w.flushing) this._startTask();
     }
-    // Held bytes have not been offered to the kernel yet, so they are no backpressure.
-    const queued = binding.raw(this[kId], -1, chunk, latin1, defer ? Infinity : hwm, defer);
-    if (cb === null) return;
-    if (!defer && queued >= hwm) {
-      const held = this[kPendingWrites];
-      this[kPendingWrites] = held === null ? cb : [].concat(held, cb);
-    } else {
+    this._sendChunks(chunks, 0, cb, w !== null && w.flushing);
+  }
+
+  /**
+   * Hands chunks[from..] to the addon, which stops taking them once its queue passes the
+   * high-water mark: the rest wait here, as references (node's Writable keeps an app's
+   * backlog the same way), until the addon drains. `defer`: the end of the task flushes.
+   */
+  _sendChunks(chunks, from, cb, defer) {
+    const hwm = this.writableHighWaterMark;
+    const [next, queued] = pushChunks(this[kId], chunks, from, hwm, defer);
+    if (queued < 0) {
+      // The connection is gone: what was written is dropped, as with a destroyed net.Socket.
       cb();
+    } else if (next < chunks.length) {
+      this[kBacklog] = { chunks, next, cb };
+    } else if (defer && queued < hwm) {
+      this[kRawWrites].settling = cb;
+    } else {
+      this._settle(queued, hwm, cb);
     }
+  }
+
+  /** A write is complete when what the addon holds is under the high-water mark. */
+  _settle(queued, hwm, cb) {
+    if (queued < hwm) {
+      cb();
+      return;
+    }
+    const held = this[kPendingWrites];
+    this[kPendingWrites] = held === null ? cb : [].concat(held, cb);
   }
 
   /** net.Socket ends with a shutdown request: 'finish' once FIN follows every queued byte. */
@@ -208,6 +211,9 @@ class FastSocket extends LazyDuplex {
   }
 
   _destroy(err, cb) {
+    // Writes held for the end of the task were, for net.Socket, in the kernel already.
+    const w = this[kRawWrites];
+    if (w !== null && !this[kClosed]) w.sendHeld();
     // The id stays in `sockets` until the addon reports the close: bytes it read before
     // still reach 'data' listeners, as every listener of net.Socket's emit gets them.
     if (!this[kClosed]) {
@@ -231,6 +237,15 @@ class FastSocket extends LazyDuplex {
   }
 
   _releaseWrites(err) {
+    const backlog = this[kBacklog];
+    if (backlog !== null) {
+      this[kBacklog] = null;
+      if (err !== undefined || this[kClosed]) {
+        backlog.cb(err);
+      } else {
+        this._sendChunks(backlog.chunks, backlog.next, backlog.cb, false);
+      }
+    }
     const held = this[kPendingWrites];
     if (held === null) return;
     this[kPendingWrites] = null;
@@ -245,14 +260,9 @@ class FastSocket extends LazyDuplex {
     queueMicrotask(w.endTask);
   }
 
-  /** The addon wrote everything queued: release held write callbacks. */
+  /** The addon wrote what it held past the high-water mark: pending writes complete. */
   _onDrain() {
     this._releaseWrites();
-    const w = this[kRawWrites];
-    if (w !== null && w.refused) {
-      w.refused = false;
-      this.emit('drain');
-    }
   }
 
   /** The addon closed the connection (peer reset, end, or a native decision). */
@@ -279,12 +289,20 @@ class FastSocket extends LazyDuplex {
     return Duplex.prototype.push.call(this, chunk, encoding);
   }
 
+  /**
+   * Readable's pause first: on a socket without stream states it makes them, and the 'data'
+   * listener node's http server keeps (replayed then) would resume it again. While the
+   * socket speaks HTTP its bytes go to the parser, which stops; an upgraded socket keeps
+   * reading, as net.Socket does, until its buffer passes the high-water mark (push() turns
+   * false), so it still notices the peer's FIN.
+   */
   pause() {
-    if (!this[kClosed] && !this[kReadPaused]) {
+    Duplex.prototype.pause.call(this);
+    if (this[kMode] === MODE_HTTP && !this[kClosed] && !this[kReadPaused]) {
       this[kReadPaused] = true;
       binding.pause(this[kId], true);
     }
-    return Duplex.prototype.pause.call(this);
+    return this;
   }
 
   resume() {
@@ -411,6 +429,7 @@ class FastSocket extends LazyDuplex {
 Object.assign(FastSocket.prototype, {
   [kPendingWrites]: null,
   [kFinalCallback]: null,
+  [kBacklog]: null,
   [kAddress]: null,
   [kReadPaused]: false,
   [kTapping]: false,
@@ -472,20 +491,114 @@ class RawWrites {
     this.next = false;
     /** Every write of the corked batch being built may wait. */
     this.batch = true;
-    /** This JS task has written: later writes of it are held. */
+    /** This JS task has written: a later coalescible write waits for its end. */
     this.inTask = false;
-    /** Bytes are held in the addon until the end of the task. */
-    this.held = false;
-    /** The kernel refused part of a write: 'drain' is owed. */
-    this.refused = false;
+    /** The write waiting for the end of the task: [chunk, encoding] pairs and its callback. */
+    this.heldChunks = null;
+    this.heldCb = null;
+    /** The end of the task is sending: writes the Writable hands over join the flush. */
+    this.flushing = false;
+    /** The callback of a write that joined the flush, settled by its result. */
+    this.settling = null;
     this.endTask = endTask.bind(null, this);
+  }
+
+  /** Holds a write (a chunk, or the Writable's [{ chunk, encoding }] list) until the end. */
+  hold(chunks, cb) {
+    this.heldChunks = chunks;
+    this.heldCb = cb;
+  }
+
+  /** Hands the held write to the addon without writing; returns its callback. */
+  take() {
+    const chunks = this.heldChunks;
+    const cb = this.heldCb;
+    this.heldChunks = null;
+    this.heldCb = null;
+    pushChunks(this.socket[kId], chunks, 0, Infinity, true);
+    return cb;
+  }
+
+  /**
+   * destroy(): the held write and what the Writable buffered behind it would have been in
+   * the kernel on net.Socket (each write goes to it at once there): they are sent now.
+   */
+  sendHeld() {
+    if (this.heldCb === null) return;
+    const socket = this.socket;
+    const cb = this.take();
+    const state = socket._writableState;
+    if (Array.isArray(state.buffered) && state.bufferedIndex < state.buffered.length) {
+      pushChunks(socket[kId], state.buffered, state.bufferedIndex, Infinity, true);
+    }
+    binding.flush(socket[kId], Infinity);
+    cb();
   }
 }
 
+/**
+ * The end of a task that wrote: the held write completes, which lets the Writable hand over
+ * what it buffered behind it (joining the same flush), and everything goes out with one write.
+ */
 function endTask(w) {
   w.inTask = false;
-  if (w.held && !w.socket[kClosed]) binding.flush(w.socket[kId]);
-  w.held = false;
+  if (w.heldCb === null) return;
+  const socket = w.socket;
+  if (socket[kClosed]) return;
+  const cb = w.take();
+  w.flushing = true;
+  try {
+    cb();
+  } finally {
+    w.flushing = false;
+  }
+  if (socket[kClosed]) return;
+  const hwm = socket.writableHighWaterMark;
+  const queued = binding.flush(socket[kId], hwm);
+  const settling = w.settling;
+  if (settling !== null) {
+    w.settling = null;
+    socket._settle(queued, hwm, settling);
+  }
+}
+
+/** Small Buffers in a row are handed to the addon as one (a crossing per chunk cost more). */
+const RUN_MAX = 64 * 1024;
+
+/**
+ * Hands the Writable's chunks[from..] to the addon: runs of small Buffers concatenated,
+ * large ones by reference, strings in the encoding they came with. Stops once what the addon
+ * has not written passes `hwm`. Returns [next, queued]; queued -1 when the connection is gone.
+ */
+function pushChunks(id, chunks, from, hwm, defer) {
+  const n = chunks.length;
+  let i = from;
+  let queued = 0;
+  while (i < n) {
+    let { chunk, encoding } = chunks[i];
+    let j = i + 1;
+    if (isUint8Array(chunk) && chunk.byteLength < COALESCE_RUN_PIECE) {
+      let bytes = chunk.byteLength;
+      while (j < n && isUint8Array(chunks[j].chunk) &&
+             chunks[j].chunk.byteLength < COALESCE_RUN_PIECE &&
+             bytes + chunks[j].chunk.byteLength <= RUN_MAX) {
+        bytes += chunks[j].chunk.byteLength;
+        j++;
+      }
+      if (j > i + 1) {
+        const run = new Array(j - i);
+        for (let k = i; k < j; k++) run[k - i] = chunks[k].chunk;
+        chunk = Buffer.concat(run, bytes);
+      }
+    } else if (typeof chunk === 'string' && !isNative(encoding)) {
+      chunk = Buffer.from(chunk, encoding);
+      encoding = 'buffer';
+    }
+    i = j;
+    queued = binding.raw(id, chunk, isLatin1(encoding), hwm, defer || i < n);
+    if (queued < 0 || queued >= hwm) break;
+  }
+  return [i, queued];
 }
 
 function socketOnData() {}
