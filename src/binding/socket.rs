@@ -13,8 +13,9 @@ use ::napi::sys;
 const PIN_MIN: usize = 16 * 1024;
 
 /// Appends one chunk (a Buffer / TypedArray, or a string as latin1 or UTF-8) to the active
-/// response of connection `id`. Returns the bytes queued, -1 when the connection is gone
-/// or its writing side is shut.
+/// response of connection `id`. Returns the bytes not yet written of what may be written
+/// now (pipelined responses waiting their turn do not count: they wait on this one), -1
+/// when the connection is gone or its writing side is shut.
 fn append(env: sys::napi_env, id: u64, v: Value, latin1: bool) -> f64 {
     let mut kind = sys::ValueType::napi_undefined;
     // SAFETY: v is a live value of the current call.
@@ -33,7 +34,7 @@ fn append(env: sys::napi_env, id: u64, v: Value, latin1: bool) -> f64 {
                 napi::Encoding::Utf8
             };
             let Some(t) = out.tail(seq) else {
-                return out.queued() as f64;
+                return out.unsent() as f64;
             };
             let before = t.len();
             napi::string_into(env, v, t, enc);
@@ -54,14 +55,14 @@ fn append(env: sys::napi_env, id: u64, v: Value, latin1: bool) -> f64 {
                 }
                 None => {
                     let Some(t) = out.tail(seq) else {
-                        return out.queued() as f64;
+                        return out.unsent() as f64;
                     };
                     t.extend_from_slice(b);
                     out.pushed(b.len());
                 }
             }
         }
-        out.queued() as f64
+        out.unsent() as f64
     })
     .unwrap_or(-1.0)
 }
@@ -72,7 +73,7 @@ fn append(env: sys::napi_env, id: u64, v: Value, latin1: bool) -> f64 {
 fn write_out(id: u64, hwm: f64) -> f64 {
     let left = reactor::with(|r| {
         r.after_write(id);
-        r.conn(id).map_or(-1.0, |c| c.http.out.queued() as f64)
+        r.conn(id).map_or(-1.0, |c| c.http.out.unsent() as f64)
     })
     .unwrap_or(-1.0);
     want_drain(id, left, hwm);
