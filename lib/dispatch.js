@@ -354,6 +354,12 @@ function onClose(id, errno) {
   if (socket !== undefined) socket._onClose(errno);
 }
 
+/** A connection JS had no socket for failed: node's socket existed since the accept. */
+function onReset(sid, id, errno) {
+  const server = servers[sid];
+  if (server !== undefined) socketFor(server, id)._onClose(errno);
+}
+
 function socketOnClose() {
   // node's freeParser.
   const parser = this[kParser];
@@ -462,7 +468,7 @@ function onServerDrained(sid) {
 }
 
 init({
-  onRequest, onBody, onBodyEnd, onDrain, onClose, onTimeout, onClientError, onConnection,
+  onRequest, onBody, onBodyEnd, onDrain, onClose, onReset, onTimeout, onClientError, onConnection,
   onData, onEnd, onServerDrained, onShutdown, onInternalError,
 });
 

@@ -6,7 +6,7 @@
 const {
   S_HAS_CONNECTION, S_HAS_TIMEOUT, S_HAS_UPGRADE,
   S_HAS_CONNECT, S_NO_DELAY, S_KEEP_ALIVE, S_HALF_OPEN,
-  S_LENIENT,
+  S_LENIENT, S_HAS_CLIENT_ERROR,
 } = require('./flags');
 const net = require('node:net');
 const { binding, servers } = require('./native');
@@ -37,6 +37,7 @@ const LISTENER_FLAGS = {
   timeout: S_HAS_TIMEOUT,
   upgrade: S_HAS_UPGRADE,
   connect: S_HAS_CONNECT,
+  clientError: S_HAS_CLIENT_ERROR,
 };
 
 /** Node 20.19+ keeps idle keep-alive sockets this much longer than it announces. */

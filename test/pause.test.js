@@ -6,27 +6,9 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
 const { PassThrough } = require('node:stream');
-const nodeHttp = require('node:http');
-const fastHttp = require('..');
+const { both } = require('./helpers/both');
 
 const UPGRADE = 'GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: test\r\n\r\n';
-
-/** Runs `scenario(impl, log, done)` on both servers and returns both logs. */
-async function both(scenario) {
-  const logs = {};
-  for (const [name, impl] of [['node:http', nodeHttp], ['fast-http', fastHttp]]) {
-    const log = [];
-    await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${name} hung: ${log.join(', ')}`)), 10000);
-      scenario(impl, log, () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-    logs[name] = log;
-  }
-  return logs;
-}
 
 test('a request socket paused once stays paused until resumed', async () => {
   const logs = await both((impl, log, done) => {

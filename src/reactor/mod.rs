@@ -103,6 +103,8 @@ pub struct Stats {
 /// them from inside one of its own calls.
 enum Deferred {
     Close(u64, i32),
+    /// A connection JS never saw failed (server id, connection id, errno).
+    Reset(u32, u64, i32),
     Drain(u64),
     End(u64),
     Shutdown(u64),
