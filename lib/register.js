@@ -3,7 +3,7 @@
 // app): node:http's server becomes fast-http's. The http module is patched when it is first
 // required, not loaded here, so startup stays as fast as before.
 const Module = require('node:module');
-const stats = require('./stats');
+const stats = require('./internal/stats');
 
 let patched = false;
 

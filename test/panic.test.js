@@ -25,7 +25,7 @@ function buildTestHooksAddon() {
 
 const SCRIPT = `
 const http = require(process.argv[1]);
-const { binding } = require(process.argv[1] + '/lib/native');
+const { binding } = require(process.argv[1] + '/lib/internal/native');
 const net = require('node:net');
 const seen = [];
 const server = http.createServer((req, res) => res.end('ok ' + req.url));

@@ -7,7 +7,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
 const fastHttp = require('..');
-const { binding } = require('../lib/native');
+const { binding } = require('../lib/internal/native');
 
 const writeCalls = () => binding.counters()[2];
 

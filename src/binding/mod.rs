@@ -236,6 +236,6 @@ export!(uncounted counters, |a| {
 export!(test_panic_on, |a| {
     let mut url = Vec::new();
     a.latin1_into(0, &mut url);
-    reactor::driver::test_hooks::arm(url);
+    reactor::test_hooks::arm(url);
     undef(&a)
 });

@@ -14,6 +14,8 @@ pub mod io;
 pub mod server;
 pub mod sink;
 pub mod slots;
+#[cfg(feature = "test-hooks")]
+pub mod test_hooks;
 pub mod timers;
 pub mod uv;
 

@@ -5,9 +5,9 @@
 // server (cluster._getServer) and serves what it hands over, so workers share one port
 // (round-robin connections, or the shared listening socket with SCHED_NONE).
 const dns = require('node:dns');
-const { binding, servers } = require('./native');
-const errors = require('./errors');
-const { kSid, kListening, kAddress } = require('./symbols');
+const { binding, servers } = require('../internal/native');
+const errors = require('../internal/errors');
+const { kSid, kListening, kAddress } = require('../internal/symbols');
 const { serverListen } = require('./diagnostics');
 
 const kClusterHandle = Symbol('fast-http.clusterHandle');

@@ -5,24 +5,24 @@
 const {
   F_HTTP11, F_KEEP_ALIVE, F_UPGRADE, F_EXPECT_CONTINUE,
   F_EXPECT_OTHER, F_BODY_DONE, F_HOST, F_CONNECT,
-} = require('./flags');
-const { binding, servers, sockets, init } = require('./native');
+} = require('../internal/native').flags;
+const { binding, servers, sockets, init } = require('../internal/native');
 const {
   METHODS, kIncomingMessage, kServerResponse, kUniqueHeaders, kNeedDrain,
-} = require('./node-internals');
+} = require('../internal/node-internals');
 const { FastSocket, toRaw, MODE_HTTP, kLazy } = require('./socket');
 const {
   IncomingMessage, newBodylessRequest, setHeaderBlock, setTrailerBlock,
 } = require('./incoming');
 const {
   makeLazy, lazyOf, lazyEnd, lazyDump, watchEnd, onDumpedEnd,
-} = require('./lazy-request-stream');
+} = require('../internal/lazy-request-stream');
 const { ConnState } = require('./conn-state');
 const diagnostics = require('./diagnostics');
-const errors = require('./errors');
+const errors = require('../internal/errors');
 const {
   kId, kSeq, kState, kNativeDone, kBodyReq, kEagerHeaders, kMode, kParser, kIncoming, kConfig,
-} = require('./symbols');
+} = require('../internal/symbols');
 
 const EMPTY = Buffer.alloc(0);
 

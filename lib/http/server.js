@@ -7,23 +7,23 @@ const {
   S_HAS_CONNECTION, S_HAS_TIMEOUT, S_HAS_UPGRADE,
   S_HAS_CONNECT, S_NO_DELAY, S_KEEP_ALIVE, S_HALF_OPEN,
   S_LENIENT, S_HAS_CLIENT_ERROR,
-} = require('./flags');
+} = require('../internal/native').flags;
 const net = require('node:net');
-const { binding, servers } = require('./native');
+const { binding, servers } = require('../internal/native');
 require('./dispatch');
 const {
   NodeServer, storeHTTPOptions, kConnectionsCheckingInterval, parseUniqueHeadersOption, maxHeaderSize: defaultMaxHeaderSize,
   kIncomingMessage, kServerResponse, kUniqueHeaders, NodeIncomingMessage, NodeServerResponse,
   sameInstances,
-} = require('./node-internals');
+} = require('../internal/node-internals');
 const { IncomingMessage, isFastRequest } = require('./incoming');
 const { ServerResponse } = require('./response');
 const { FastSocket } = require('./socket');
-const errors = require('./errors');
+const errors = require('../internal/errors');
 const {
   kSid, kConfig, kListening, kAddress, kFallbackSockets, kEagerHeaders, kClosed,
-} = require('./symbols');
-const stats = require('./stats');
+} = require('../internal/symbols');
+const stats = require('../internal/stats');
 const diagnostics = require('./diagnostics');
 const { listen: listenWith, releaseHandles, refHandles } = require('./listen');
 
