@@ -31,6 +31,8 @@ const START_BOUND_MS = 30_000;
 const CALL_BOUND_MS = 30_000;
 const STOP_BOUND_MS = 10_000;
 const TEST_BOUND_MS = 90_000;
+/** How long a client waits for a response or a close that should come (a hang's bound). */
+const HANG_BOUND_MS = 10_000;
 
 const MODES = {
   node: { name: 'node:http', execArgv: [] },
@@ -222,7 +224,9 @@ function differences(expected, actual, name, at = '', out = []) {
   const objects = expected !== null && actual !== null && typeof expected === 'object' &&
     typeof actual === 'object' && Array.isArray(expected) === Array.isArray(actual) &&
     !isPlainArray(expected);
-  if (!objects) {
+  const sameShape = objects && (Array.isArray(expected) ||
+    isDeepStrictEqual(Object.keys(expected).sort(), Object.keys(actual).sort()));
+  if (!sameShape) {
     out.push(`  at ${at || '(the result)'}\n    node:http: ${fmt(expected)}\n    ${name}: ${fmt(actual)}`);
     return out;
   }
@@ -246,24 +250,29 @@ function digest(buf) {
 }
 
 /**
- * One request; resolves with `{ status, statusMessage, httpVersion, rawHeaders, body }` (body
- * as text, or as a digest with `digestBody`). `body` may be a string/Buffer (Content-Length)
- * or an array of chunks (written one by one, chunked unless a content-length header is given).
- * `agent` defaults to false (a fresh connection, `Connection: close`).
+ * One request; resolves with `{ status, statusMessage, httpVersion, rawHeaders, body }`, the
+ * body as text (`bodyAs: 'text'`), a digest ('digest') or a Buffer ('buffer'); or with
+ * `{ error }` when the request fails or no response ends within HANG_BOUND_MS (so the
+ * comparison shows it next to node's response). `body` may be a string/Buffer
+ * (Content-Length) or an array of chunks (written one by one, chunked unless a
+ * content-length header is given). `agent` defaults to false (a fresh connection,
+ * `Connection: close`).
  */
 function request(port, opts = {}) {
   const {
-    method = 'GET', path: urlPath = '/', headers = {}, body, agent = false, digestBody = false,
-    rawTrailers = false,
+    method = 'GET', path: urlPath = '/', headers = {}, body, agent = false, bodyAs = 'text',
+    rawTrailers = false, bound = HANG_BOUND_MS,
   } = opts;
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
+    const reject = (err) => resolve({ error: err.code || err.message });
     const reqHeaders = { ...headers };
     const chunks = Array.isArray(body) ? body : null;
     if (body !== undefined && !chunks && !Object.keys(reqHeaders).some((h) => /^content-length$/i.test(h))) {
       reqHeaders['content-length'] = Buffer.byteLength(body);
     }
     const req = http.request({ host: '127.0.0.1', port, method, path: urlPath, headers: reqHeaders, agent });
-    req.setTimeout(CALL_BOUND_MS, () => req.destroy(new Error(`${method} ${urlPath}: no response`)));
+    const timer = setTimeout(() => req.destroy(new Error('no response within the bound')), bound);
+    req.once('close', () => clearTimeout(timer));
     req.on('error', reject);
     req.on('response', (res) => {
       const parts = [];
@@ -276,7 +285,7 @@ function request(port, opts = {}) {
           statusMessage: res.statusMessage,
           httpVersion: res.httpVersion,
           rawHeaders: res.rawHeaders,
-          body: digestBody ? digest(buf) : buf.toString('utf8'),
+          body: bodyAs === 'digest' ? digest(buf) : bodyAs === 'buffer' ? buf : buf.toString('utf8'),
         };
         if (rawTrailers) out.rawTrailers = res.rawTrailers;
         resolve(out);
@@ -300,7 +309,7 @@ function request(port, opts = {}) {
  * collect everything until the server closes (or `until(bytes)` is true, then end ours).
  * Resolves with `{ bytes, ended: 'server-close' | 'until' | 'error:CODE' | 'bound' }`.
  */
-function rawExchange(port, drive, { until = null, bound = CALL_BOUND_MS, pauseFirst = null } = {}) {
+function rawExchange(port, drive, { until = null, bound = HANG_BOUND_MS, pauseFirst = null } = {}) {
   return new Promise((resolve) => {
     const parts = [];
     let size = 0;
@@ -386,6 +395,7 @@ function maskHeadLines(lines, masks = {}) {
 
 /** A response from request() with its headers masked. */
 function maskResponse(res, masks) {
+  if (!res.rawHeaders) return res;
   return { ...res, rawHeaders: maskHeaders(res.rawHeaders, masks) };
 }
 
@@ -402,7 +412,7 @@ function freePort() {
 }
 
 module.exports = {
-  MODES, NODE_IMPL, ROOT, REGISTER, CHILD, TEST_BOUND_MS, CALL_BOUND_MS,
+  MODES, NODE_IMPL, ROOT, REGISTER, CHILD, TEST_BOUND_MS, CALL_BOUND_MS, HANG_BOUND_MS,
   startApp, runScenario, threeWay, assertSame, differences,
   request, rawExchange, write, splitResponse, digest,
   maskHeaders, maskHeadLines, maskResponse, freePort,
