@@ -98,6 +98,8 @@ async function main() {
   const server = app.server;
   const commands = {
     records: () => records,
+    /** The records so far, which are then forgotten (a scenario's phases compare apart). */
+    take: () => records.splice(0),
     waitFor: (names, bound) => waitFor(names, bound),
     close: async () => (app.close ? app.close() : closeServer(server)),
     ...app.commands,

@@ -66,6 +66,7 @@ function startApp(mode, fixture, options = {}, { env: extraEnv = {}, execArgv = 
     });
   });
 
+  const cleanups = [];
   let nextId = 0;
   const pending = new Map();
   const died = (why) => new Error(`${fixture} (${MODES[mode].name}) ${why}\n--- its output:\n${output}`);
@@ -104,6 +105,10 @@ function startApp(mode, fixture, options = {}, { env: extraEnv = {}, execArgv = 
     records() {
       return app.call('records');
     },
+    /** The records so far, then forgotten. */
+    take() {
+      return app.call('take');
+    },
     /** Resolves true once the app recorded an entry named one of `names` (false: bound). */
     waitFor(names, bound) {
       return app.call('waitFor', names, bound);
@@ -112,8 +117,18 @@ function startApp(mode, fixture, options = {}, { env: extraEnv = {}, execArgv = 
     close() {
       return app.call('close');
     },
-    /** Ends the child: closes its IPC channel, then kills it if it lingers. */
+    /** Registers `fn` (client-side cleanup: open sockets, clients) to run at stop(). */
+    onStop(fn) {
+      cleanups.push(fn);
+    },
+    /** Ends the client's leftovers and the child: closes its IPC channel, then kills it if
+     * it lingers. */
     async stop() {
+      for (const fn of cleanups.splice(0)) {
+        try {
+          fn();
+        } catch {}
+      }
       if (child.connected) child.disconnect();
       const timer = setTimeout(() => child.kill('SIGKILL'), STOP_BOUND_MS);
       const r = await exited;
@@ -152,9 +167,11 @@ function streamClosed(stream) {
  * One run of a scenario in `mode`: start, exercise (the client part, which returns what the
  * client saw), then the app's records, then close the server. The child is always stopped.
  */
-async function runScenario(mode, spec) {
+async function runScenario(mode, spec, t) {
   const options = typeof spec.options === 'function' ? await spec.options(mode) : spec.options;
   const app = await startApp(mode, spec.fixture, options || {}, spec.spawn || {});
+  // Also when the test ends without the exercise ending (a timeout, a throw in a callback).
+  t?.after(() => app.stop());
   try {
     const client = await spec.exercise(app, mode);
     const result = { client, app: await app.records() };
@@ -178,18 +195,18 @@ function threeWay(title, spec) {
   const timeout = spec.timeout || TEST_BOUND_MS;
   describe(title, { timeout: 4 * timeout }, () => {
     let baseline = null;
-    const nodeResult = () => {
-      baseline ??= runScenario('node', spec).then(({ result }) => normalize(result));
+    const nodeResult = (t) => {
+      baseline ??= runScenario('node', spec, t).then(({ result }) => normalize(result));
       return baseline;
     };
-    it('node:http (baseline)', { timeout }, async () => {
-      const result = await nodeResult();
+    it('node:http (baseline)', { timeout }, async (t) => {
+      const result = await nodeResult(t);
       if (spec.check) spec.check(result);
     });
     for (const mode of spec.modes || ['fast', 'register']) {
-      it(`${MODES[mode].name} matches node:http`, { timeout }, async () => {
-        const expected = await nodeResult();
-        const { result, app } = await runScenario(mode, spec);
+      it(`${MODES[mode].name} matches node:http`, { timeout }, async (t) => {
+        const expected = await nodeResult(t);
+        const { result, app } = await runScenario(mode, spec, t);
         if (!NODE_IMPL && spec.servedByFastHttp !== false) {
           assert.equal(app.isFastHttp, true, 'the app is served by a fast-http Server');
         }
@@ -224,7 +241,8 @@ function differences(expected, actual, name, at = '', out = []) {
   const objects = expected !== null && actual !== null && typeof expected === 'object' &&
     typeof actual === 'object' && Array.isArray(expected) === Array.isArray(actual) &&
     !isPlainArray(expected);
-  const sameShape = objects && (Array.isArray(expected) ||
+  const sameShape = objects && (Array.isArray(expected)
+    ? (expected.length === 0) === (actual.length === 0) :
     isDeepStrictEqual(Object.keys(expected).sort(), Object.keys(actual).sort()));
   if (!sameShape) {
     out.push(`  at ${at || '(the result)'}\n    node:http: ${fmt(expected)}\n    ${name}: ${fmt(actual)}`);
