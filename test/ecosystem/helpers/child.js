@@ -44,18 +44,17 @@ function isFastHttp(server) {
 const records = [];
 const waiters = [];
 
+/** Records one entry: [name, ...values]. */
 function record(...entry) {
-  const value = entry.length === 1 ? entry[0] : entry;
+  const value = entry;
   records.push(value);
   for (let i = waiters.length - 1; i >= 0; i--) {
     if (waiters[i].match(value)) waiters.splice(i, 1)[0].resolve(true);
   }
 }
 
-/** Whether a recorded entry is named `name` (its first element, or the string itself). */
 function named(name) {
-  return (v) => v === name || (Array.isArray(v) && v[0] === name) ||
-    (v !== null && typeof v === 'object' && v.event === name);
+  return (entry) => entry[0] === name;
 }
 
 /** Resolves true once an entry named one of `names` is recorded, false after `bound` ms. */

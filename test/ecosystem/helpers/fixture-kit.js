@@ -2,7 +2,7 @@
 // Small things the fixtures (test/ecosystem/fixtures/*.js) share.
 
 /** Bounds a wait that should end on its own; never an expectation about time. */
-const HANG_BOUND_MS = 10_000;
+const HANG_BOUND_MS = 5_000;
 
 /** listen(port, host) as a promise of the port. */
 function listen(server, port = 0, host = '127.0.0.1') {

@@ -32,7 +32,7 @@ const CALL_BOUND_MS = 30_000;
 const STOP_BOUND_MS = 10_000;
 const TEST_BOUND_MS = 90_000;
 /** How long a client waits for a response or a close that should come (a hang's bound). */
-const HANG_BOUND_MS = 10_000;
+const HANG_BOUND_MS = 5_000;
 
 const MODES = {
   node: { name: 'node:http', execArgv: [] },
