@@ -7,7 +7,8 @@
 // With ECO_FAST_IMPL=node the fast and register modes get node:http too (no preload).
 //
 // The fixture module exports `start(ctx)`, which serves and resolves with
-// `{ server, info, commands, close }` (all optional but `server`). Its process talks to the
+// `{ server, port, isFastHttp, info, commands, close }` (port and isFastHttp default to the
+// server's). Its process talks to the
 // test over the IPC channel: one 'ready' message with the port and `info`, then replies to
 // the test's calls (the fixture's `commands`, plus 'records', 'waitFor' and 'close'). The
 // process exits when the channel closes, so a crashed test cannot leave it behind.
@@ -15,7 +16,7 @@
 
 const path = require('node:path');
 const cluster = require('node:cluster');
-const { closeServer } = require('./fixture-kit');
+const { closeServer, HANG_BOUND_MS } = require('./fixture-kit');
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const MODE = process.env.ECO_MODE || 'node';
@@ -58,7 +59,7 @@ function named(name) {
 }
 
 /** Resolves true once an entry named one of `names` is recorded, false after `bound` ms. */
-function waitFor(names, bound = 10_000) {
+function waitFor(names, bound = HANG_BOUND_MS) {
   names = [].concat(names);
   const matchers = names.map(named);
   const match = (v) => matchers.some((m) => m(v));
@@ -119,8 +120,8 @@ async function main() {
   const address = server && server.listening ? server.address() : null;
   process.send({
     type: 'ready',
-    port: address && typeof address === 'object' ? address.port : null,
-    isFastHttp: server ? isFastHttp(server) : false,
+    port: app.port ?? (address && typeof address === 'object' ? address.port : null),
+    isFastHttp: app.isFastHttp ?? (server ? isFastHttp(server) : false),
     info: app.info || {},
   });
 }

@@ -53,12 +53,16 @@ function startApp(mode, fixture, options = {}, { env: extraEnv = {}, execArgv = 
   const args = [...MODES[mode].execArgv, ...execArgv, CHILD, fixture, JSON.stringify(options)];
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   let output = '';
+  let stderr = '';
   const collect = (chunk) => {
     output += chunk;
     if (process.env.ECO_DEBUG) process.stderr.write(`[${fixture} ${mode}] ${chunk}`);
   };
   child.stdout.setEncoding('utf8').on('data', collect);
-  child.stderr.setEncoding('utf8').on('data', collect);
+  child.stderr.setEncoding('utf8').on('data', (chunk) => {
+    stderr += chunk;
+    collect(chunk);
+  });
   // Not 'close': with an IPC channel it may never come. 'exit', then the output to its end.
   const exited = new Promise((resolve) => {
     child.once('exit', (code, signal) => {
@@ -136,6 +140,7 @@ function startApp(mode, fixture, options = {}, { env: extraEnv = {}, execArgv = 
       return r;
     },
     output: () => output,
+    stderr: () => stderr,
     exited,
   };
 
@@ -154,7 +159,8 @@ function startApp(mode, fixture, options = {}, { env: extraEnv = {}, execArgv = 
     child.on('message', onReady);
     exited.then(({ code, signal }) => {
       clearTimeout(timer);
-      reject(died(`exited before serving (code ${code}, signal ${signal})`));
+      reject(Object.assign(died(`exited before serving (code ${code}, signal ${signal})`),
+        { exitCode: code, signal, stderr }));
     });
   });
 }
@@ -248,6 +254,11 @@ function differences(expected, actual, name, at = '', out = []) {
     out.push(`  at ${at || '(the result)'}\n    node:http: ${fmt(expected)}\n    ${name}: ${fmt(actual)}`);
     return out;
   }
+  if (Array.isArray(expected) && expected.length !== actual.length) {
+    out.push(`  at ${at || '(the result)'} (- only on node:http, + only on ${name}):\n` +
+      sequenceDiff(expected, actual).join('\n'));
+    return out;
+  }
   const keys = new Set([...Object.keys(expected), ...Object.keys(actual)]);
   for (const k of keys) {
     const e = expected[k];
@@ -257,6 +268,35 @@ function differences(expected, actual, name, at = '', out = []) {
   }
   if (out.length >= MAX_DIFFS && !out.at(-1).startsWith('  ...')) out.push('  ... (more differences)');
   return out;
+}
+
+/** A line diff of two sequences (longest common subsequence), entries as JSON. */
+function sequenceDiff(a, b) {
+  const x = a.map(fmt);
+  const y = b.map(fmt);
+  const n = x.length;
+  const m = y.length;
+  const lcs = Array.from({ length: n + 1 }, () => new Array(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  const lines = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && x[i] === y[j]) {
+      lines.push(`      ${x[i]}`);
+      i++;
+      j++;
+    } else if (j < m && (i === n || lcs[i][j + 1] >= lcs[i + 1][j])) {
+      lines.push(`    + ${y[j++]}`);
+    } else {
+      lines.push(`    - ${x[i++]}`);
+    }
+  }
+  return lines;
 }
 
 // ---------------------------------------------------------------------------
