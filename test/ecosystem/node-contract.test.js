@@ -53,6 +53,7 @@ threeWay("a paused request's body ending while paused: 'end' after resume(), req
       // Read in two or three reads (fast-http reads 64 KiB at a time) while the request is
       // paused; which size makes the last read push past the highWaterMark depends on it
       // (16 KiB on Node 20, 64 KiB on 22+).
+      '70 000 bytes with the head': await pausedPost(app, Buffer.alloc(70_000, 'o'), { together: true }),
       '100 000 bytes with the head': await pausedPost(app, Buffer.alloc(100_000, 'q'), { together: true }),
       '140 000 bytes with the head': await pausedPost(app, Buffer.alloc(140_000, 'r'), { together: true }),
     };
