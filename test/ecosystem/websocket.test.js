@@ -137,6 +137,15 @@ threeWay('socket.io: polling, websocket, and polling upgraded to websocket', {
     }
     return out;
   },
+  normalize(result) {
+    // The ack of 'hello' and the transport upgrade race each other (on node:http too): the
+    // app's records of a session compare as a set.
+    const client = {};
+    for (const [tag, s] of Object.entries(result.client)) {
+      client[tag] = { ...s, app: s.app.map((e) => JSON.stringify(e)).sort().map((e) => JSON.parse(e)) };
+    }
+    return { ...result, client };
+  },
   check({ client, close }) {
     for (const tag of Object.keys(TRANSPORTS)) {
       assert.deepEqual(client[tag].client, [
@@ -146,7 +155,7 @@ threeWay('socket.io: polling, websocket, and polling upgraded to websocket', {
         ['binary', 204800],
         ['disconnect', 'io client disconnect'],
       ], tag);
-      assert.deepEqual(client[tag].app.at(-1), ['disconnect', tag, 'client namespace disconnect']);
+      assert.ok(client[tag].app.some((e) => e[0] === 'disconnect' && e[2] === 'client namespace disconnect'), tag);
     }
     assert.deepEqual(close, { closed: 'closed', listening: false });
   },
