@@ -59,7 +59,9 @@ threeWay('express-session, cookie-session, morgan, response-time (on-headers hoo
 // compression
 
 const zlib = require('node:zlib');
-const { rawExchange, write, splitResponse, maskHeadLines, digest } = require('./helpers/three-way');
+const {
+  rawExchange, write, splitResponse, maskHeadLines, digest, tick, until,
+} = require('./helpers/three-way');
 
 function decode(res) {
   const i = res.rawHeaders.findIndex((h, n) => n % 2 === 0 && /^content-encoding$/i.test(h));
@@ -118,16 +120,6 @@ function pieces(buf, count) {
   return out;
 }
 
-const tick = () => new Promise((resolve) => setImmediate(resolve));
-
-/** Polls `cond` (async) until true; gives up after a bound (the comparison then shows why). */
-async function until(cond, tries = 2000) {
-  for (let i = 0; i < tries; i++) {
-    if (await cond()) return true;
-    await tick();
-  }
-  return false;
-}
 
 /**
  * A POST over a raw socket to a handler that pauses the request: the head, the body but its

@@ -4,13 +4,9 @@
 // instance (on-headers), constructors called in the util.inherits pattern, a socket handed
 // over with emit('connection'), and every listen() signature.
 const assert = require('node:assert/strict');
-const http = require('node:http');
 const {
-  threeWay, request, maskResponse, rawExchange, write, splitResponse, maskHeadLines, freePort,
-  HANG_BOUND_MS,
+  threeWay, request, maskResponse, rawExchange, write, splitResponse, maskHeadLines, freePort, until,
 } = require('./helpers/three-way');
-
-const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * A POST whose handler pauses the request at once: the body arrives while it is paused
@@ -30,11 +26,10 @@ async function pausedPost(app, body, { together = false } = {}) {
       await write(socket, body);
     }
     const written = body.length;
-    for (let i = 0; i < 2000; i++) {
+    await until(async () => {
       const b = await app.call('buffered');
-      if (b.length >= b.hwm || b.length === written) break;
-      await tick();
-    }
+      return b.length >= b.hwm || b.length === written;
+    });
     await app.call('release');
   });
   const response = splitResponse(r.bytes);

@@ -6,15 +6,13 @@
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const WebSocket = require('ws');
-const { threeWay, request, maskResponse, HANG_BOUND_MS } = require('./helpers/three-way');
+const {
+  threeWay, request, maskResponse, bound, HANG_BOUND_MS,
+} = require('./helpers/three-way');
 const { startBackend } = require('./fixtures/proxy-backend');
 const { closeServer } = require('./helpers/fixture-kit');
 
 const WS_CLOSE_RECORDS = ['proxy-client-socket-close', 'proxy-backend-socket-close', 'backend-ws-close', 'backend-socket-close'];
-
-function bound(value) {
-  return new Promise((resolve) => setTimeout(resolve, HANG_BOUND_MS, value).unref());
-}
 
 /** Echo round trips through the proxy, then the client closes `how`. */
 async function proxiedWebSocket(app, how, backend) {

@@ -4,12 +4,9 @@
 const assert = require('node:assert/strict');
 const WebSocket = require('ws');
 const { io } = require('socket.io-client');
-const { threeWay, rawExchange, write, HANG_BOUND_MS } = require('./helpers/three-way');
-
-/** Resolves with `value` after HANG_BOUND_MS: the other side of a race with what should come. */
-function bound(value) {
-  return new Promise((resolve) => setTimeout(resolve, HANG_BOUND_MS, value).unref());
-}
+const {
+  threeWay, rawExchange, write, bound, HANG_BOUND_MS,
+} = require('./helpers/three-way');
 
 threeWay('ws: a slow reader, the server honouring bufferedAmount', {
   fixture: 'ws-slow-reader.js',

@@ -404,6 +404,25 @@ function rawExchange(port, drive, { until = null, bound = HANG_BOUND_MS, pauseFi
   });
 }
 
+/** One turn of the event loop. */
+function tick() {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Resolves with `value` after HANG_BOUND_MS: the other side of a race with what should come. */
+function bound(value) {
+  return new Promise((resolve) => setTimeout(resolve, HANG_BOUND_MS, value).unref());
+}
+
+/** Polls `cond` (async) once per loop turn until true; false after `tries` turns. */
+async function until(cond, tries = 2000) {
+  for (let i = 0; i < tries; i++) {
+    if (await cond()) return true;
+    await tick();
+  }
+  return false;
+}
+
 /** socket.write as a promise of the data being handed to the kernel. */
 function write(socket, data) {
   return new Promise((resolve, reject) => socket.write(data, (err) => (err ? reject(err) : resolve())));
@@ -471,6 +490,6 @@ function freePort() {
 module.exports = {
   MODES, NODE_IMPL, ROOT, REGISTER, CHILD, TEST_BOUND_MS, CALL_BOUND_MS, HANG_BOUND_MS,
   startApp, runScenario, threeWay, assertSame, differences,
-  request, rawExchange, write, splitResponse, digest,
+  request, rawExchange, write, splitResponse, digest, tick, bound, until,
   maskHeaders, maskHeadLines, maskResponse, freePort,
 };
