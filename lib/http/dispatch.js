@@ -183,10 +183,14 @@ function responseOptions(highWaterMark, rejectNonStandardBodyWrites) {
   return resOptions;
 }
 
-/** A body that arrived with the head (or no body): node emits it after 'request'. */
+/**
+ * A body that arrived with the head: node emits it after 'request' (llhttp's on_body). The
+ * message completes now when there is no body; after a body the addon reports the end
+ * (onBodyEnd) once JS has run the ticks and promise jobs of the body, as node does.
+ */
 function deliverBody(req, flags, body) {
-  if ((flags & F_BODY_DONE) === 0) return;
   if (body !== undefined && body.length > 0 && !req._dumped) req.push(body);
+  if ((flags & F_BODY_DONE) === 0) return;
   req.complete = true;
   const lazy = lazyOf(req);
   if (lazy !== null) lazyEnd(req, lazy);

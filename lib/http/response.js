@@ -83,7 +83,10 @@ sameInstances(ServerResponse, NodeServerResponse);
  */
 ServerResponse.prototype.writeHead = function writeHead(statusCode, reason, obj) {
   const headers = typeof reason === 'string' ? obj : (obj ?? reason);
-  if (this._header || (this[kOutHeaders] && headers != null) || Array.isArray(headers) ||
+  // Only a response fast-http's server made (kSeq) can leave its head undecided: others (a
+  // subclass's response on another socket, light-my-request's) write node's head text.
+  if (this[kSeq] < 0 || this._header || (this[kOutHeaders] && headers != null) ||
+      Array.isArray(headers) ||
       (headers != null && typeof headers !== 'object') || lenient(this)) {
     return nodeWriteHead.apply(this, arguments);
   }

@@ -16,9 +16,9 @@ const errors = {
     coded(TypeError, 'ERR_INVALID_CHAR', `Invalid character in ${name}`),
   ERR_HTTP_HEADERS_SENT: (action) =>
     coded(Error, 'ERR_HTTP_HEADERS_SENT', `Cannot ${action} headers after they are sent to the client`),
-  ERR_INVALID_ARG_VALUE: (name, value) =>
+  ERR_INVALID_ARG_VALUE: (name, value, reason = 'is invalid') =>
     coded(TypeError, 'ERR_INVALID_ARG_VALUE',
-      `The argument '${name}' is invalid. Received ${util.inspect(value)}`),
+      `The argument '${name}' ${reason}. Received ${util.inspect(value)}`),
   ERR_HTTP_REQUEST_TIMEOUT: () => coded(Error, 'ERR_HTTP_REQUEST_TIMEOUT', 'Request timeout'),
   ERR_SERVER_ALREADY_LISTEN: () =>
     coded(Error, 'ERR_SERVER_ALREADY_LISTEN',

@@ -227,6 +227,27 @@ pub struct Scope {
     env: Env,
     handles: sys::napi_handle_scope,
     callback: sys::napi_callback_scope,
+    resource: sys::napi_ref,
+    ctx: sys::napi_async_context,
+}
+
+impl Scope {
+    /// Closes the callback scope (JS runs its ticks and promise jobs, as at the end of one of
+    /// node's parser callbacks) and opens the next one in the same context.
+    fn boundary(&mut self) {
+        // SAFETY: the callback scope is open (opened in `scope()` or the last boundary) and
+        // the handle scope around it stays open; resource and context are live.
+        unsafe {
+            sys::napi_close_callback_scope(self.env, self.callback);
+            let mut pending = false;
+            sys::napi_is_exception_pending(self.env, &mut pending);
+            if pending {
+                uncaught(self.env);
+            }
+            let resource = napi::deref(self.env, self.resource);
+            sys::napi_open_callback_scope(self.env, resource, self.ctx, &mut self.callback);
+        }
+    }
 }
 
 impl Drop for Scope {
@@ -289,7 +310,13 @@ impl Sink for JsSink {
             env,
             handles,
             callback,
+            resource: rref,
+            ctx,
         })
+    }
+
+    fn boundary(scope: &mut Scope) {
+        scope.boundary();
     }
 
     fn connection(sid: u32, id: u64) {

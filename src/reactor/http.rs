@@ -17,16 +17,27 @@ use crate::proto::parse;
 /// `drain` (the event already reported the peer's FIN or an error, or nothing says the
 /// queue was seen empty: a yielded or resumed read) it reads until the socket would block.
 pub fn read_conn<S: Sink>(id: u64, drain: bool) {
-    let scope = S::scope(Some(id));
-    read_loop::<S>(id, drain);
+    let mut scope = S::scope(Some(id));
+    read_loop::<S>(id, drain, &mut scope);
     // Responses ended synchronously are on the wire before JS runs its ticks, so a process
     // that dies in one of them (a throw, process.exit()) has sent them, as node:http has.
     with(|r| r.flush_dirty(true));
     drop(scope);
 }
 
-fn read_loop<S: Sink>(id: u64, drain: bool) {
-    process_buffered::<S>(id);
+/// Where JS runs its ticks and promise jobs besides the end of a read: after each piece of a
+/// body, as node does after llhttp's on_body callbacks (not after a request's head or its
+/// end, which run inside the read's scope).
+type Ticks<'a, S> = &'a mut Option<<S as Sink>::Scope>;
+
+fn boundary<S: Sink>(scope: Ticks<'_, S>) {
+    if let Some(s) = scope.as_mut() {
+        S::boundary(s);
+    }
+}
+
+fn read_loop<S: Sink>(id: u64, drain: bool, scope: Ticks<'_, S>) {
+    process_buffered::<S>(id, scope);
     for _ in 0..READS_PER_EVENT {
         let step = with(|r| r.read_once(id)).unwrap_or(ReadStep::Stop);
         let short = match step {
@@ -37,7 +48,7 @@ fn read_loop<S: Sink>(id: u64, drain: bool) {
             ReadStep::Scratch(buf, n) => {
                 with(|r| r.touch(id));
                 let tapping = is_tapping(id);
-                let used = process::<S>(id, &buf[..n]);
+                let used = process::<S>(id, &buf[..n], scope);
                 if tapping {
                     S::data(id, &buf[..n]);
                 }
@@ -58,7 +69,7 @@ fn read_loop<S: Sink>(id: u64, drain: bool) {
                         .map(|c| c.http.rbuf[c.http.rbuf.len() - n..].to_vec())
                 })
                 .flatten();
-                process_buffered::<S>(id);
+                process_buffered::<S>(id, scope);
                 if let Some(bytes) = tapped {
                     S::data(id, &bytes);
                 }
@@ -97,12 +108,12 @@ fn is_tapping(id: u64) -> bool {
 
 /// Parses input kept in the connection's buffer (a partial message, injected bytes, or
 /// input that waited while output was throttled).
-fn process_buffered<S: Sink>(id: u64) {
+fn process_buffered<S: Sink>(id: u64, scope: Ticks<'_, S>) {
     let Some(input) = with(|r| r.conn(id).map(|c| std::mem::take(&mut c.http.rbuf))).flatten()
     else {
         return;
     };
-    let used = process::<S>(id, &input);
+    let used = process::<S>(id, &input, scope);
     with(|r| {
         if let Some(c) = r.conn(id) {
             let mut rest = input;
@@ -146,7 +157,7 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Option<(u32, Action)> {
 
 /// Parses and dispatches what `input` holds. Returns how many bytes were used; the rest
 /// stays buffered (a partial message, or output is throttled).
-fn process<S: Sink>(id: u64, input: &[u8]) -> usize {
+fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
     let mut off = 0;
     loop {
         let rest = &input[off..];
@@ -171,6 +182,7 @@ fn process<S: Sink>(id: u64, input: &[u8]) -> usize {
             Action::Body(n, seq, (a, b)) => {
                 off += n;
                 S::body(id, seq, &rest[a..b]);
+                boundary::<S>(scope);
             }
             Action::BodyEnd(n, seq, t) => {
                 off += n;
@@ -180,6 +192,9 @@ fn process<S: Sink>(id: u64, input: &[u8]) -> usize {
                 off += n;
                 #[cfg(feature = "test-hooks")]
                 super::test_hooks::maybe_panic(&rest[d.url.0..d.url.1]);
+                // A body that came whole with the head is llhttp's on_body, then its
+                // on_message_complete: JS runs its ticks between the two.
+                let inline = d.flags & parse::F_UPGRADE == 0 && d.body.is_some_and(|(a, b)| b > a);
                 S::request(&Request {
                     sid,
                     id,
@@ -187,7 +202,11 @@ fn process<S: Sink>(id: u64, input: &[u8]) -> usize {
                     method: d.method,
                     url: &rest[d.url.0..d.url.1],
                     headers: &rest[d.headers.0..d.headers.1],
-                    flags: d.flags,
+                    flags: if inline {
+                        d.flags & !parse::F_BODY_DONE
+                    } else {
+                        d.flags
+                    },
                     body: d.body.map(|(a, b)| &rest[a..b]),
                 });
                 if d.flags & parse::F_INVALID_TE != 0 {
@@ -197,6 +216,10 @@ fn process<S: Sink>(id: u64, input: &[u8]) -> usize {
                     return input.len();
                 }
                 with(|r| r.conn(id).map(|c| c.http.dispatched()));
+                if inline {
+                    boundary::<S>(scope);
+                    S::body_end(id, d.seq, None);
+                }
             }
         }
     }

@@ -33,6 +33,9 @@ pub trait Sink {
     type Scope;
 
     fn scope(id: Option<u64>) -> Option<Self::Scope>;
+    /// Ends the group of calls so far and starts the next one in the same scope: node runs
+    /// ticks and promise jobs after each of its parser's body and message-complete callbacks.
+    fn boundary(scope: &mut Self::Scope);
     fn connection(sid: u32, id: u64);
     fn request(req: &Request<'_>);
     fn body(id: u64, seq: u32, chunk: &[u8]);
