@@ -62,6 +62,8 @@ function jsTestFiles() {
 run('rust unit tests', 'cargo', ['test', '--lib', '--quiet'], cargoCounts);
 run('clippy', 'cargo', ['clippy', '--lib', '--all-targets', '--quiet', '--', '-D', 'warnings'],
   () => ({ passed: 0, failed: 0 }));
+run('eslint', process.execPath, [require.resolve('eslint/bin/eslint.js'), '.'],
+  () => ({ passed: 0, failed: 0 }));
 run('packaging (npm pack, install, macOS check)', process.execPath,
   ['--test', '--test-reporter=tap', 'test/install/install.test.js'], tapCounts);
 

@@ -58,7 +58,8 @@ function isHandle(obj) {
 }
 
 function listen(server, args) {
-  let [options, cb] = normalizeArgs(args);
+  const [normalized, cb] = normalizeArgs(args);
+  let options = normalized;
   if (server[kListening] || server[kClusterHandle]) throw errors.ERR_SERVER_ALREADY_LISTEN();
   if (serverListen?.hasSubscribers) serverListen.asyncStart.publish({ server, options });
   if (cb !== null) server.once('listening', cb);
