@@ -49,6 +49,7 @@ test('writeHead answering HEAD sends no body', (t) => compare(t, {
     res.end('not for HEAD');
   },
   request: HEAD,
+  methods: ['HEAD'],
   until: 1,
   check: (s) => assert.doesNotMatch(s.wire, /not for HEAD/),
 }));
