@@ -358,6 +358,21 @@ function onClose(id, errno) {
   if (socket !== undefined) socket._onClose(errno);
 }
 
+/** net's onconnection at maxConnections: the connection is closed and 'drop' says who. */
+function onDrop(sid, a) {
+  const server = servers[sid];
+  if (server === undefined) return;
+  server.emit('drop', {
+    __proto__: null,
+    localAddress: a[0],
+    localPort: a[1],
+    localFamily: a[2],
+    remoteAddress: a[3],
+    remotePort: a[4],
+    remoteFamily: a[5],
+  });
+}
+
 /** A connection JS had no socket for failed: node's socket existed since the accept. */
 function onReset(sid, id, errno) {
   const server = servers[sid];
@@ -473,6 +488,7 @@ function onServerDrained(sid) {
 
 init({
   onRequest, onBody, onBodyEnd, onDrain, onClose, onReset, onTimeout, onClientError, onConnection,
+  onDrop,
   onData, onEnd, onServerDrained, onShutdown, onInternalError,
 });
 

@@ -17,11 +17,11 @@ const MAX_HEADER_ENTRIES = 2000;
  * Splits `Name: value\r\n` lines (already validated natively) into node's rawHeaders form,
  * trimming optional whitespace around values (RFC 9110 §5.5).
  */
-function parseHeaderBlock(block, limit) {
+function parseHeaderBlock(block) {
   const out = [];
   const len = block.length;
   let i = 0;
-  while (i < len && out.length < limit) {
+  while (i < len) {
     let eol = block.indexOf('\r\n', i);
     if (eol === -1) eol = len;
     const colon = block.indexOf(':', i);
@@ -36,9 +36,14 @@ function parseHeaderBlock(block, limit) {
   return out;
 }
 
+/**
+ * How many rawHeaders entries make `headers` (node's parser.maxHeaderPairs: the server's
+ * maxHeadersCount, 0 for no limit); rawHeaders keeps them all, as node's does.
+ */
 function entryLimit(msg) {
   const n = msg.socket?.server?.maxHeadersCount;
-  return typeof n === 'number' && n > 0 ? n << 1 : MAX_HEADER_ENTRIES;
+  if (typeof n !== 'number') return MAX_HEADER_ENTRIES;
+  return n > 0 ? n << 1 : Infinity;
 }
 
 /**
@@ -100,8 +105,8 @@ function lazyLines(name, kBlock, kLines, kCount) {
     get() {
       let v = this[kLines];
       if (v === null) {
-        v = this[kLines] = parseHeaderBlock(this[kBlock], entryLimit(this));
-        this[kCount] = v.length;
+        v = this[kLines] = parseHeaderBlock(this[kBlock]);
+        this[kCount] = Math.min(v.length, entryLimit(this));
         this[kBlock] = '';
       }
       return v;
@@ -240,15 +245,16 @@ function setLines(req, block, eager, which) {
     req[which.kLines] = null;
     return;
   }
-  const lines = parseHeaderBlock(block, entryLimit(req));
+  const lines = parseHeaderBlock(block);
+  const count = Math.min(lines.length, entryLimit(req));
   if (isFastRequest(req)) {
     req[which.kLines] = lines;
-    req[which.kCount] = lines.length;
+    req[which.kCount] = count;
     Object.defineProperty(req, which.name, {
       __proto__: null, value: lines, writable: true, enumerable: true, configurable: true,
     });
   } else {
-    req._addHeaderLines(lines, lines.length);
+    req._addHeaderLines(lines, count);
   }
 }
 

@@ -6,7 +6,7 @@
 const {
   S_HAS_CONNECTION, S_HAS_TIMEOUT, S_HAS_UPGRADE,
   S_HAS_CONNECT, S_NO_DELAY, S_KEEP_ALIVE, S_HALF_OPEN,
-  S_LENIENT, S_HAS_CLIENT_ERROR,
+  S_LENIENT, S_HAS_CLIENT_ERROR, S_HAS_DROP,
 } = require('../internal/native').flags;
 const net = require('node:net');
 const { binding, servers } = require('../internal/native');
@@ -14,7 +14,7 @@ require('./dispatch');
 const {
   NodeServer, storeHTTPOptions, kConnectionsCheckingInterval, parseUniqueHeadersOption, maxHeaderSize: defaultMaxHeaderSize,
   kIncomingMessage, kServerResponse, kUniqueHeaders, NodeIncomingMessage, NodeServerResponse,
-  sameInstances,
+  sameInstances, headerCountLimit,
 } = require('../internal/node-internals');
 const { IncomingMessage, isFastRequest } = require('./incoming');
 const { ServerResponse } = require('./response');
@@ -38,6 +38,7 @@ const LISTENER_FLAGS = {
   upgrade: S_HAS_UPGRADE,
   connect: S_HAS_CONNECT,
   clientError: S_HAS_CLIENT_ERROR,
+  drop: S_HAS_DROP,
 };
 
 /** Node 20.19+ keeps idle keep-alive sockets this much longer than it announces. */
@@ -63,6 +64,7 @@ function Server(options, requestListener) {
     maxHeaderSize: undefined,
     maxRequestsPerSocket: 0,
     maxConnections: undefined,
+    maxHeadersCount: null,
     flags: (options.noDelay ?? true) ? S_NO_DELAY : 0,
     keepAliveInitialDelay: 0,
   };
@@ -129,6 +131,10 @@ function pushConfig(server) {
     flags: c.flags,
     keepAliveDelay: c.keepAliveInitialDelay,
     maxConnections: c.maxConnections > 0 ? c.maxConnections : 0,
+    // Node 22+ refuses a request with more headers than maxHeadersCount (node's parser
+    // reads parser.maxHeaderPairs); Node 20 keeps the first ones.
+    maxHeaderLines: headerCountLimit && typeof c.maxHeadersCount === 'number' &&
+      c.maxHeadersCount > 0 ? c.maxHeadersCount : 0,
     keepAliveLine: `Keep-Alive: timeout=${Math.floor(kat / 1000)}${max}\r\n`,
   });
 }
@@ -148,7 +154,8 @@ Object.defineProperty(Server.prototype, 'httpAllowHalfOpen', {
 });
 
 for (const name of ['timeout', 'keepAliveTimeout', 'headersTimeout', 'requestTimeout',
-  'connectionsCheckingInterval', 'maxHeaderSize', 'maxRequestsPerSocket', 'maxConnections']) {
+  'connectionsCheckingInterval', 'maxHeaderSize', 'maxRequestsPerSocket', 'maxConnections',
+  'maxHeadersCount']) {
   Object.defineProperty(Server.prototype, name, {
     __proto__: null,
     configurable: true,

@@ -22,6 +22,26 @@ const serverSyms = symbolsOf(probeServer);
 const functionHasInstance = Function.prototype[Symbol.hasInstance];
 
 /**
+ * Whether node's parser refuses a request with more header lines than parser.maxHeaderPairs
+ * allows (HPE_HEADER_OVERFLOW, Node 22+) instead of keeping the first ones (Node 20): asked
+ * of node's own parser.
+ */
+function detectHeaderCountLimit() {
+  try {
+    const { HTTPParser } = require('_http_common');
+    const parser = new HTTPParser();
+    parser.initialize(HTTPParser.REQUEST, {}, 0, 0);
+    parser.maxHeaderPairs = 2;
+    parser[HTTPParser.kOnHeadersComplete] = () => 0;
+    const r = parser.execute(Buffer.from('GET / HTTP/1.1\r\nA: 1\r\nB: 2\r\n\r\n'));
+    parser.close();
+    return r instanceof Error && r.code === 'HPE_HEADER_OVERFLOW';
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Makes `x instanceof fast` hold for every object of node's class `node` too (fast extends
  * it): under `register`, http.IncomingMessage is fast-http's, and a response node's own http
  * client made must still be `instanceof http.IncomingMessage`.
@@ -38,6 +58,7 @@ function sameInstances(fast, node) {
 
 module.exports = {
   sameInstances,
+  headerCountLimit: detectHeaderCountLimit(),
   NodeServer: http.Server,
   NodeServerResponse: http.ServerResponse,
   NodeIncomingMessage: http.IncomingMessage,

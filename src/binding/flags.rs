@@ -43,6 +43,7 @@ pub const FLAGS: &[(&str, u32)] = &[
     ("S_HALF_OPEN", S_HALF_OPEN),
     ("S_LENIENT", S_LENIENT),
     ("S_HAS_CLIENT_ERROR", S_HAS_CLIENT_ERROR),
+    ("S_HAS_DROP", S_HAS_DROP),
 ];
 
 /// The table as a frozen-by-convention JS object.

@@ -3,7 +3,7 @@
 use super::napi::{self, Env, Value};
 use super::{export, undef};
 use crate::net::{self, Listener, TcpOptions};
-use crate::reactor::{self, server::ServerCfg};
+use crate::reactor::{self, io::Admit, server::ServerCfg};
 use std::net::IpAddr;
 
 type Setter = fn(&mut ServerCfg, Env, Value);
@@ -33,6 +33,9 @@ const OPTIONS: &[(&str, Setter)] = &[
     }),
     ("maxConnections", |c, e, v| {
         c.max_connections = napi::u32_of(e, v)
+    }),
+    ("maxHeaderLines", |c, e, v| {
+        c.max_headers = napi::u32_of(e, v) as usize
     }),
     ("keepAliveLine", |c, e, v| {
         c.ka_line.clear();
@@ -185,11 +188,11 @@ export!(adopt_connection, |a| {
     })
     .flatten()
     {
-        Some((id, tell)) => napi::array(
+        Some(Admit::Accepted(id, tell)) => napi::array(
             a.env,
             &[napi::f64v(a.env, id as f64), napi::boolean(a.env, tell)],
         ),
-        None => napi::i32v(a.env, -libc::EMFILE),
+        _ => napi::i32v(a.env, -libc::EMFILE),
     }
 });
 

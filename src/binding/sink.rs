@@ -9,6 +9,7 @@ use crate::reactor::sink::{ClientError, Request, Sink};
 use crate::reactor::slots::index_of;
 use ::napi::sys;
 use std::cell::{Cell, RefCell};
+use std::net::SocketAddr;
 use std::ptr;
 
 /// The JS callbacks `init` takes, by name, in this order.
@@ -32,6 +33,9 @@ pub enum Cb {
     ClientError,
     /// (serverId, connId)
     Connection,
+    /// (serverId, [localAddress, localPort, localFamily, remoteAddress, remotePort,
+    /// remoteFamily])
+    Drop,
     /// (connId, chunk): bytes of an upgraded connection, or tapped HTTP bytes
     Data,
     /// (connId): the peer ended its side
@@ -44,7 +48,7 @@ pub enum Cb {
     InternalError,
 }
 
-pub const CALLBACK_NAMES: [&str; 14] = [
+pub const CALLBACK_NAMES: [&str; 15] = [
     "onRequest",
     "onBody",
     "onBodyEnd",
@@ -54,6 +58,7 @@ pub const CALLBACK_NAMES: [&str; 14] = [
     "onTimeout",
     "onClientError",
     "onConnection",
+    "onDrop",
     "onData",
     "onEnd",
     "onServerDrained",
@@ -322,6 +327,23 @@ impl Sink for JsSink {
     fn connection(sid: u32, id: u64) {
         call(Cb::Connection, Some(id), |env| {
             [napi::u32v(env, sid), f64v(env, id)]
+        });
+    }
+
+    fn drop(sid: u32, local: Option<SocketAddr>, peer: Option<SocketAddr>) {
+        call(Cb::Drop, None, |env| {
+            let mut parts = Vec::with_capacity(6);
+            for a in [local, peer] {
+                match a {
+                    Some(a) => {
+                        parts.push(napi::utf8(env, &a.ip().to_string()));
+                        parts.push(napi::u32v(env, a.port() as u32));
+                        parts.push(napi::utf8(env, if a.is_ipv6() { "IPv6" } else { "IPv4" }));
+                    }
+                    None => parts.extend([napi::undefined(env); 3]),
+                }
+            }
+            [napi::u32v(env, sid), napi::array(env, &parts)]
         });
     }
 

@@ -35,6 +35,9 @@ pub struct Limits<'a> {
     /// The server listens for 'upgrade' / 'connect'.
     pub upgrade: bool,
     pub connect: bool,
+    /// Most header lines a request may have (Node 22+ answers HPE_HEADER_OVERFLOW past
+    /// maxHeadersCount); 0 = no limit.
+    pub max_headers: usize,
 }
 
 /// What the next input bytes are.
@@ -46,8 +49,6 @@ pub enum Reading {
     Body { seq: u32, dec: Decoder },
     /// The connection was handed over ('upgrade' / 'connect'): bytes go to JS as they are.
     Upgraded,
-    /// Nothing more is read as HTTP: bytes are dropped (timed-out requests).
-    Discard,
     /// The parser failed: like llhttp, every later chunk fails again with the same error (a
     /// 'clientError' listener may keep the socket open).
     Failed(ParseError),
@@ -88,6 +89,21 @@ pub struct Dispatch {
     pub body: Option<(usize, usize)>,
     /// The request arrived on an idle keep-alive connection (its keep-alive timer ends).
     pub after_idle: bool,
+}
+
+/// Where a head with more than `max` header lines fails (just after the colon of the first
+/// line over the limit, where llhttp stops), or None.
+fn too_many_headers(buf: &[u8], lines: (usize, usize), max: usize) -> Option<usize> {
+    if max == 0 {
+        return None;
+    }
+    let block = &buf[lines.0..lines.1];
+    let start = memchr::memchr_iter(b'\n', block).nth(max - 1)? + 1;
+    if start >= block.len() {
+        return None;
+    }
+    let colon = memchr::memchr(b':', &block[start..]).unwrap_or(0);
+    Some(lines.0 + start + colon + 1)
 }
 
 /// What to do with the next bytes. The first field of each variant that has one is how many
@@ -204,13 +220,6 @@ impl Http1 {
                     Action::Raw(buf.len())
                 }
             }
-            Reading::Discard => {
-                return if buf.is_empty() {
-                    Action::Stop
-                } else {
-                    Action::Consume(buf.len())
-                }
-            }
             Reading::Failed(e) => {
                 return if buf.is_empty() {
                     Action::Stop
@@ -256,6 +265,9 @@ impl Http1 {
             Err(e) => return self.error(e),
             Ok(Some(h)) => h,
         };
+        if let Some(at) = too_many_headers(buf, head.headers, lim.max_headers) {
+            return self.error(errors::HEADER_OVERFLOW.at(at));
+        }
         let mut flags = head.flags;
         let connect = flags & parse::F_CONNECT != 0;
         if connect && !lim.connect {
@@ -345,16 +357,11 @@ impl Http1 {
         self.req_start = 0;
     }
 
-    /// The request timed out (headersTimeout / requestTimeout): nothing more is read.
+    /// The request timed out (headersTimeout / requestTimeout) and was reported: as node's
+    /// connections list drops it from the sweep, it is not reported again. The parser goes
+    /// on (what JS does with the socket decides what follows).
     pub fn timed_out(&mut self) {
-        self.reading = Reading::Discard;
-        self.keep_alive = KeepAlive::Done;
         self.req_start = 0;
-    }
-
-    /// Whether bytes read now are dropped before parsing.
-    pub fn discards(&self) -> bool {
-        self.reading == Reading::Discard
     }
 
     pub fn is_upgraded(&self) -> bool {
@@ -369,7 +376,7 @@ impl Http1 {
     /// Whether the headers/request timeout sweep looks at this connection, and what it sees:
     /// (started at, headers complete).
     pub fn request_clock(&self) -> Option<(u64, bool)> {
-        (self.req_start != 0 && !self.discards()).then_some((self.req_start, self.headers_done))
+        (self.req_start != 0).then_some((self.req_start, self.headers_done))
     }
 
     /// The peer ended its side. `half_open`: server.httpAllowHalfOpen.
@@ -383,8 +390,7 @@ impl Http1 {
             self.no_more_requests();
             return Eof::Wait;
         }
-        let mid_message = !self.discards()
-            && !matches!(self.reading, Reading::Failed(_))
+        let mid_message = !matches!(self.reading, Reading::Failed(_))
             && (matches!(self.reading, Reading::Body { .. })
                 || self.rbuf.iter().any(|&b| b != b'\r' && b != b'\n'));
         if mid_message {
@@ -410,9 +416,12 @@ impl Http1 {
     }
 
     /// JS ended the socket (`socket.end()`): FIN once the output is written, then JS hears.
+    /// What the peer still sends is parsed, as node's parser goes on after socket.end().
     pub fn shutdown(&mut self) {
         self.end_requested = true;
-        self.end_after_flush();
+        if self.writing == Writing::Open {
+            self.writing = Writing::EndAfterFlush;
+        }
     }
 
     /// The response to request `seq` is complete (its bytes are queued). None when it still

@@ -16,6 +16,7 @@ struct Harness {
     methods: Methods,
     upgrade: bool,
     connect: bool,
+    max_headers: usize,
 }
 
 impl Harness {
@@ -25,6 +26,7 @@ impl Harness {
             methods: methods(),
             upgrade: false,
             connect: false,
+            max_headers: 0,
         }
     }
 
@@ -37,6 +39,7 @@ impl Harness {
             lenient: false,
             upgrade: self.upgrade,
             connect: self.connect,
+            max_headers: self.max_headers,
         };
         let mut off = 0;
         let mut out = Vec::new();
@@ -154,6 +157,7 @@ fn a_body_that_came_with_its_head_is_dispatched_with_it() {
         lenient: false,
         upgrade: false,
         connect: false,
+        max_headers: 0,
     };
     match h.http.next(&input, &lim, 1) {
         Action::Dispatch(n, d) => {
@@ -272,6 +276,7 @@ fn an_upgrade_nobody_listens_for_is_a_plain_request() {
         lenient: false,
         upgrade: false,
         connect: false,
+        max_headers: 0,
     };
     let input = b"GET / HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: ws\r\n\r\n";
     match h.http.next(input, &lim, 1) {
@@ -369,6 +374,12 @@ fn shutdown_sends_fin_once_and_tells_js() {
     let f = h.http.flushed();
     assert!(f.fin && f.tell_js && !f.close);
     assert_eq!(h.http.flushed(), Flushed::default(), "FIN goes out once");
+    assert_eq!(
+        h.actions(b"GET /after HTTP/1.1\r\n\r\n"),
+        ["request 0 /after"],
+        "still parsed"
+    );
+    h.http.response_done(0, false);
     assert_eq!(h.http.eof(false), Eof::End);
     assert!(
         h.http.flushed().close,
@@ -377,12 +388,37 @@ fn shutdown_sends_fin_once_and_tells_js() {
 }
 
 #[test]
-fn timed_out_requests_discard_the_rest() {
+fn a_timed_out_request_is_reported_once_and_parsing_goes_on() {
     let mut h = Harness::new();
     h.actions(b"POST / HTTP/1.1\r\nContent-Length: 9\r\n\r\na");
+    assert!(h.http.request_clock().is_some());
     h.http.timed_out();
-    assert!(h.http.discards());
-    assert!(h.http.request_clock().is_none());
-    assert_eq!(h.actions(b"bcdef"), ["consume 5"]);
-    assert_eq!(h.http.eof(false), Eof::End);
+    assert!(
+        h.http.request_clock().is_none(),
+        "the sweep reports it once"
+    );
+    assert_eq!(h.actions(b"bcdef"), ["body 0 bcdef"]);
+    assert_eq!(h.http.eof(false), Eof::MidMessage);
+}
+
+#[test]
+fn more_header_lines_than_allowed_fail_where_llhttp_stops() {
+    let mut h = Harness::new();
+    h.max_headers = 3;
+    let input = b"GET / HTTP/1.1\r\nHost: x\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n";
+    let lim = Limits {
+        methods: &h.methods,
+        max_head: 16 * 1024,
+        lenient: false,
+        upgrade: false,
+        connect: false,
+        max_headers: 3,
+    };
+    match h.http.next(input, &lim, 1) {
+        Action::Error(e) => assert_eq!((e.code, e.at), ("HPE_HEADER_OVERFLOW", 39)),
+        a => panic!("{a:?}"),
+    }
+    let mut h = Harness::new();
+    h.max_headers = 4;
+    assert_eq!(h.actions(input), ["request 0 /"]);
 }

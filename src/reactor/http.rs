@@ -141,6 +141,7 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Option<(u32, Action)> {
         lenient: s.has(S_LENIENT),
         upgrade: s.has(S_HAS_UPGRADE),
         connect: s.has(S_HAS_CONNECT),
+        max_headers: s.cfg.max_headers,
     };
     let server_timeout = s.cfg.timeout;
     let c = r.conns.get_mut(id)?;
@@ -229,8 +230,9 @@ fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
 /// socketOnError does ('clientError' when anyone listens, else node's default answer), since
 /// the server's 'clientError' emit is observable.
 fn client_error<S: Sink>(sid: u32, id: u64, e: ParseError, packet: Option<&[u8]>) {
-    // node reports a header overflow at the end of the chunk it was parsing.
-    let at = if e.code == "HPE_HEADER_OVERFLOW" {
+    // node reports a header section over maxHeaderSize at the end of the chunk it was
+    // parsing (one over maxHeadersCount where llhttp stopped: `at` is set).
+    let at = if e.code == "HPE_HEADER_OVERFLOW" && e.at == 0 {
         packet.map_or(0, |p| p.len()) as u32
     } else {
         e.at as u32

@@ -1,6 +1,6 @@
 //! Socket I/O: accepting, reading, writing the output queue, closing.
 
-use super::server::{S_HAS_CLIENT_ERROR, S_HAS_CONNECTION, S_KEEP_ALIVE, S_NO_DELAY};
+use super::server::{S_HAS_CLIENT_ERROR, S_HAS_CONNECTION, S_HAS_DROP, S_KEEP_ALIVE, S_NO_DELAY};
 use super::sink::Sink;
 use super::*;
 use crate::conn::out::MAX_SLICES;
@@ -22,8 +22,13 @@ pub fn accept_all<S: Sink>(sid: u32) {
             _ => return,
         };
         let admitted = with(|r| r.admit(sid, stream)).flatten();
-        let Some((id, tell_js)) = admitted else {
-            continue;
+        let (id, tell_js) = match admitted {
+            Some(Admit::Accepted(id, tell_js)) => (id, tell_js),
+            Some(Admit::Dropped(Some(addrs))) => {
+                S::drop(sid, addrs.0, addrs.1);
+                continue;
+            }
+            _ => continue,
         };
         if tell_js {
             S::connection(sid, id);
@@ -42,10 +47,20 @@ pub(super) enum ReadStep {
     Stop,
 }
 
+/// What became of a new connection.
+pub enum Admit {
+    /// Its id, and whether JS wants a 'connection' event.
+    Accepted(u64, bool),
+    /// Closed: the server is at maxConnections. With its (local, peer) addresses when JS
+    /// listens for 'drop'.
+    Dropped(Option<Addrs>),
+}
+
+pub type Addrs = (Option<std::net::SocketAddr>, Option<std::net::SocketAddr>);
+
 impl Reactor {
-    /// Takes a new connection (accepted here, or handed over by JS). Returns its id and
-    /// whether JS wants a 'connection' event.
-    pub fn admit(&mut self, sid: u32, mut stream: Stream) -> Option<(u64, bool)> {
+    /// Takes a new connection (accepted here, or handed over by JS).
+    pub fn admit(&mut self, sid: u32, mut stream: Stream) -> Option<Admit> {
         let (flags, delay, timeout, max, conns) = {
             let s = self.server(sid)?;
             (
@@ -57,7 +72,11 @@ impl Reactor {
             )
         };
         if max > 0 && conns >= max {
-            return None;
+            // node's onconnection: at maxConnections the connection is closed, and 'drop'
+            // tells who it was.
+            let addrs =
+                (flags & S_HAS_DROP != 0).then(|| (stream.local_addr(), stream.peer_addr()));
+            return Some(Admit::Dropped(addrs));
         }
         stream.set_nodelay(flags & S_NO_DELAY != 0);
         if flags & S_KEEP_ALIVE != 0 {
@@ -97,7 +116,7 @@ impl Reactor {
         if timeout > 0 {
             self.set_timeout(id, timeout);
         }
-        Some((id, flags & S_HAS_CONNECTION != 0))
+        Some(Admit::Accepted(id, flags & S_HAS_CONNECTION != 0))
     }
 
     pub(super) fn read_once(&mut self, id: u64) -> ReadStep {
@@ -120,9 +139,7 @@ impl Reactor {
                     Ok(n) => {
                         c.bytes_read += n as u64;
                         c.last_active = now;
-                        if c.http.discards() {
-                            ReadStep::Again
-                        } else if c.http.rbuf.is_empty() {
+                        if c.http.rbuf.is_empty() {
                             return ReadStep::Scratch(scratch, n);
                         } else {
                             c.http.rbuf.extend_from_slice(&scratch[..n]);

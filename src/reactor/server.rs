@@ -16,6 +16,8 @@ pub const S_HALF_OPEN: u32 = 1 << 7;
 pub const S_LENIENT: u32 = 1 << 8;
 /// The server listens for 'clientError': a connection reset before JS knew of it is told.
 pub const S_HAS_CLIENT_ERROR: u32 = 1 << 9;
+/// The server listens for 'drop' (a connection closed at maxConnections).
+pub const S_HAS_DROP: u32 = 1 << 10;
 
 pub struct ServerCfg {
     pub max_header_size: usize,
@@ -29,6 +31,8 @@ pub struct ServerCfg {
     pub flags: u32,
     pub keep_alive_delay: u32,
     pub max_connections: u32,
+    /// Most header lines per request (0 = no limit): maxHeadersCount on Node 22+.
+    pub max_headers: usize,
 }
 
 impl Default for ServerCfg {
@@ -46,6 +50,7 @@ impl Default for ServerCfg {
             flags: S_NO_DELAY,
             keep_alive_delay: 0,
             max_connections: 0,
+            max_headers: 0,
         }
     }
 }

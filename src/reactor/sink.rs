@@ -37,6 +37,8 @@ pub trait Sink {
     /// ticks and promise jobs after each of its parser's body and message-complete callbacks.
     fn boundary(scope: &mut Self::Scope);
     fn connection(sid: u32, id: u64);
+    /// A connection was closed at accept: the server is at maxConnections.
+    fn drop(sid: u32, local: Option<std::net::SocketAddr>, peer: Option<std::net::SocketAddr>);
     fn request(req: &Request<'_>);
     fn body(id: u64, seq: u32, chunk: &[u8]);
     fn body_end(id: u64, seq: u32, trailers: Option<&[u8]>);
