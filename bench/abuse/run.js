@@ -8,6 +8,12 @@
 //     client that does not read, ignoring write()'s result (the same Buffer each time, a new
 //     Buffer each time, a string each time); reports the server's peak RSS growth, then the
 //     client reads everything to check the byte count.
+//   stream-500: a handler pipes 500 MiB with backpressure to a client that reads nothing for
+//     5 s, then everything: peak RSS growth.
+//   upload-1g: a client sends a 1 GiB body the app never reads (it answers at once): the
+//     server's CPU seconds and peak RSS growth.
+//   slowloris: 200 connections send a header byte a second (headersTimeout 2 s): how many
+//     got a 408 and were closed, and how long it took; the server's peak RSS growth.
 // Each server runs in its own process, pinned to CPU 0 (the client on CPU 1), one workload
 // per process so the RSS peak (VmHWM) is the workload's own.
 //   node bench/abuse/run.js [workload...]
@@ -18,7 +24,8 @@ const path = require('node:path');
 const { cpuMicros, rssBytes } = require('../lib/proc-stats');
 
 const MIB = 1024 * 1024;
-const ALL = ['header-flood-16', 'header-flood-64', 'backlog-same', 'backlog-new', 'backlog-string'];
+const ALL = ['header-flood-16', 'header-flood-64', 'backlog-same', 'backlog-new', 'backlog-string',
+  'stream-500', 'upload-1g', 'slowloris'];
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const workloads = chosen.length ? chosen : ALL;
 const haveTaskset = !spawnSync('taskset', ['-V']).error;
@@ -99,13 +106,13 @@ async function headerFlood(port, pid, mib) {
   return { cpu, worstMs: probe.stop() };
 }
 
-async function backlog(port) {
+async function backlog(port, path = '/backlog', wait = 3000) {
   const socket = net.connect(port, '127.0.0.1');
   await new Promise((r) => socket.on('connect', r));
   socket.pause();
-  socket.write('GET /backlog HTTP/1.1\r\nHost: x\r\n\r\n');
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
   // The handler's loop runs to the end at once; give it time, then read everything.
-  await sleep(3000);
+  await sleep(wait);
   let bytes = 0;
   const done = new Promise((r) => {
     socket.on('data', (d) => {
@@ -119,13 +126,60 @@ async function backlog(port) {
   return { bytes };
 }
 
+async function upload(port, pid) {
+  const cpu0 = cpuMicros(pid);
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise((r) => socket.on('connect', r));
+  socket.on('error', () => {});
+  socket.write(`POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: ${1024 * MIB}\r\n\r\n`);
+  const chunk = Buffer.alloc(256 * 1024, 98);
+  const started = performance.now();
+  for (let sent = 0; sent < 1024 * MIB && !socket.destroyed; sent += chunk.length) {
+    if (!socket.write(chunk)) await new Promise((r) => socket.once('drain', r));
+  }
+  const seconds = (performance.now() - started) / 1000;
+  socket.destroy();
+  await sleep(200);
+  return { cpu: (cpuMicros(pid) - cpu0) / 1e6, seconds, worstMs: 0 };
+}
+
+async function slowloris(port) {
+  const started = performance.now();
+  const results = await Promise.all(Array.from({ length: 200 }, () => new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\n'));
+    const timer = setInterval(() => socket.write('X'), 1000);
+    let text = '';
+    socket.on('data', (d) => {
+      text += d;
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearInterval(timer);
+      resolve({ got408: text.startsWith('HTTP/1.1 408'), ms: performance.now() - started });
+    });
+  })));
+  return {
+    closed408: results.filter((r) => r.got408).length,
+    lastCloseMs: Math.max(...results.map((r) => r.ms)),
+  };
+}
+
 async function measure(impl, workload) {
   const { child, port } = await startServer(impl, workload);
   await sleep(300);
   const base = rssBytes(child.pid);
-  const result = workload.startsWith('header-flood') ?
-    await headerFlood(port, child.pid, Number(workload.split('-').pop())) :
-    await backlog(port);
+  let result;
+  if (workload.startsWith('header-flood')) {
+    result = await headerFlood(port, child.pid, Number(workload.split('-').pop()));
+  } else if (workload === 'stream-500') {
+    result = await backlog(port, '/stream', 5000);
+  } else if (workload === 'upload-1g') {
+    result = await upload(port, child.pid);
+  } else if (workload === 'slowloris') {
+    result = await slowloris(port);
+  } else {
+    result = await backlog(port);
+  }
   result.rssGrowth = (peakRss(child.pid) - base) / MIB;
   child.kill();
   return result;
@@ -137,9 +191,18 @@ async function measure(impl, workload) {
     const node = await measure('node', w);
     const fast = await measure('fast', w);
     rows.push({ w, node, fast });
-    const fmt = (r) => (r.cpu !== undefined ?
-      `${r.cpu.toFixed(2)} s CPU, +${r.rssGrowth.toFixed(1)} MiB RSS, other client worst ${r.worstMs.toFixed(0)} ms` :
-      `+${r.rssGrowth.toFixed(1)} MiB peak RSS`);
+    const fmt = (r) => {
+      if (r.closed408 !== undefined) {
+        return `${r.closed408}/200 got 408, last closed at ${(r.lastCloseMs / 1000).toFixed(1)} s, +${r.rssGrowth.toFixed(1)} MiB RSS`;
+      }
+      if (r.seconds !== undefined) {
+        return `${r.cpu.toFixed(2)} s CPU in ${r.seconds.toFixed(1)} s, +${r.rssGrowth.toFixed(1)} MiB peak RSS`;
+      }
+      if (r.cpu !== undefined) {
+        return `${r.cpu.toFixed(2)} s CPU, +${r.rssGrowth.toFixed(1)} MiB RSS, other client worst ${r.worstMs.toFixed(0)} ms`;
+      }
+      return `+${r.rssGrowth.toFixed(1)} MiB peak RSS`;
+    };
     console.log(`${w.padEnd(16)} node:http ${fmt(node)} | fast-http ${fmt(fast)}`);
   }
   const file = path.join(__dirname, '..', 'results', 'abuse-latest.json');

@@ -12,7 +12,29 @@ const PIECE = 64 * 1024;
 const same = Buffer.alloc(PIECE, 97);
 const text = 'a'.repeat(PIECE);
 
-const server = http.createServer({ headersTimeout: 600000, requestTimeout: 0 }, (req, res) => {
+const { Readable } = require('node:stream');
+
+const slowloris = workload === 'slowloris';
+const options = slowloris ?
+  { headersTimeout: 2000, requestTimeout: 4000, connectionsCheckingInterval: 250 } :
+  { headersTimeout: 600000, requestTimeout: 0 };
+const server = http.createServer(options, (req, res) => {
+  if (req.url === '/upload') {
+    // The app does not read the body: it answers, and node:http drops the rest.
+    res.end('ok');
+    return;
+  }
+  if (req.url === '/stream') {
+    // A well-behaved app: it streams with backpressure to a client that does not read.
+    let sent = 0;
+    Readable.from((function* body() {
+      while (sent < TOTAL) {
+        sent += PIECE;
+        yield same;
+      }
+    })()).pipe(res);
+    return;
+  }
   if (req.url !== '/backlog') {
     res.end('ok');
     return;
