@@ -469,7 +469,16 @@ const MEM_SAMPLE_S = 3;
 
 // ---------------------------------------------------------------- main
 
+/** `npm run bench -- soak|abuse|upgrade [options]`: the other benchmarks, by name. */
+const OTHER = { soak: 'soak/run.js', abuse: 'abuse/run.js', upgrade: 'upgrade/run.js' };
+
 async function main() {
+  const other = OTHER[process.argv[2]];
+  if (other !== undefined) {
+    process.argv.splice(2, 1);
+    require(path.join(__dirname, other));
+    return;
+  }
   const opts = parseOptions(process.argv.slice(2));
   const t0 = Date.now();
   if (process.platform !== 'linux') die('needs Linux (/proc, taskset)', 1);
