@@ -41,8 +41,14 @@ const LISTENER_FLAGS = {
   drop: S_HAS_DROP,
 };
 
-/** Node 20.19+ keeps idle keep-alive sockets this much longer than it announces. */
-const KEEP_ALIVE_BUFFER = 1000;
+/**
+ * node keeps an idle keep-alive socket this much longer than it announces: 1 s on Node 20,
+ * server.keepAliveTimeoutBuffer where Node has it (a finite number >= 0, else 1 s).
+ */
+function keepAliveBuffer(server) {
+  const b = server.keepAliveTimeoutBuffer;
+  return Number.isFinite(b) && b >= 0 ? b : 1000;
+}
 const kClosing = Symbol('fast-http.closing');
 
 function Server(options, requestListener) {
@@ -65,6 +71,7 @@ function Server(options, requestListener) {
     maxRequestsPerSocket: 0,
     maxConnections: undefined,
     maxHeadersCount: null,
+    keepAliveTimeoutBuffer: undefined,
     flags: (options.noDelay ?? true) ? S_NO_DELAY : 0,
     keepAliveInitialDelay: 0,
   };
@@ -123,7 +130,7 @@ function pushConfig(server) {
   const max = c.maxRequestsPerSocket > 0 ? `, max=${c.maxRequestsPerSocket}` : '';
   binding.serverConfig(sid, {
     maxHeaderSize: c.maxHeaderSize || defaultMaxHeaderSize,
-    keepAliveTimeout: kat ? kat + KEEP_ALIVE_BUFFER : 0,
+    keepAliveTimeout: kat ? kat + keepAliveBuffer(server) : 0,
     timeout: c.timeout,
     headersTimeout: c.headersTimeout,
     requestTimeout: c.requestTimeout,
@@ -155,7 +162,7 @@ Object.defineProperty(Server.prototype, 'httpAllowHalfOpen', {
 
 for (const name of ['timeout', 'keepAliveTimeout', 'headersTimeout', 'requestTimeout',
   'connectionsCheckingInterval', 'maxHeaderSize', 'maxRequestsPerSocket', 'maxConnections',
-  'maxHeadersCount']) {
+  'maxHeadersCount', 'keepAliveTimeoutBuffer']) {
   Object.defineProperty(Server.prototype, name, {
     __proto__: null,
     configurable: true,
