@@ -4,11 +4,12 @@
 // by the addon. No per-request closures: listeners are shared functions using `this`.
 const {
   F_HTTP11, F_KEEP_ALIVE, F_UPGRADE, F_EXPECT_CONTINUE,
-  F_EXPECT_OTHER, F_BODY_DONE, F_HOST, F_CONNECT,
+  F_EXPECT_OTHER, F_BODY_DONE, F_HOST, F_CONNECT, F_CONTENT_LENGTH, F_CHUNKED, F_INVALID_TE,
 } = require('../internal/native').flags;
 const { binding, servers, sockets, init } = require('../internal/native');
 const {
   METHODS, kIncomingMessage, kServerResponse, kUniqueHeaders, kNeedDrain,
+  kOptimizeEmptyRequests, kDetachAbortSignal, abortsWaitingResponses, drainWaitsForResponse,
 } = require('../internal/node-internals');
 const { FastSocket, toRaw, MODE_HTTP, kLazy } = require('./socket');
 const {
@@ -122,6 +123,13 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   res._onPendingData = onPendingData;
   if (diagnostics.requestStart.hasSubscribers) {
     diagnostics.requestStart.publish({ request: req, response: res, socket, server });
+  }
+  // optimizeEmptyRequests (Node 24+): a request with neither Content-Length nor
+  // Transfer-Encoding is dumped and closed before 'request' (no 'data', 'end' or 'close').
+  if (kOptimizeEmptyRequests !== undefined && server[kOptimizeEmptyRequests] === true &&
+      (flags & (F_CONTENT_LENGTH | F_CHUNKED | F_INVALID_TE)) === 0) {
+    req._dumpAndCloseReadable();
+    req._read();
   }
 
   if (socket._httpMessage) {
@@ -262,6 +270,8 @@ function resOnFinish() {
   if (diagnostics.responseFinish.hasSubscribers) {
     diagnostics.responseFinish.publish({ request: req, response: res, socket, server: socket.server });
   }
+  // req.signal (Node 24+) no longer follows the socket once the response is done.
+  if (kDetachAbortSignal !== undefined) req[kDetachAbortSignal]();
   // Pipelined responses may finish out of order (the addon keeps the wire order).
   state.removeIncoming(req);
   if (!req._consuming) {
@@ -347,7 +357,8 @@ function socketOnDrain() {
     this.resume();
   }
   const msg = this._httpMessage;
-  if (msg && !msg.finished && msg[kNeedDrain]) {
+  if (msg && !msg.finished && msg[kNeedDrain] &&
+      (!drainWaitsForResponse || msg.writableLength === 0)) {
     msg[kNeedDrain] = false;
     msg.emit('drain');
   }
@@ -389,6 +400,11 @@ function socketOnClose() {
   if (state) {
     for (let req = state.shiftIncoming(); req !== null; req = state.shiftIncoming()) {
       req.destroy(errors.connReset('aborted'));
+    }
+    if (abortsWaitingResponses) {
+      for (let res = state.shiftOutgoing(); res !== null; res = state.shiftOutgoing()) {
+        res.destroy(errors.connReset('aborted'));
+      }
     }
   }
   const body = this[kBodyReq];

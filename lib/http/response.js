@@ -212,8 +212,10 @@ ServerResponse.prototype.end = function end(chunk, encoding, callback) {
   if (waiting && written > 0) {
     // Until its turn, node keeps a waiting response's bytes in outputData and its
     // 'finish' behind them: count the bytes the addon holds for it the same way, so
-    // node's end() queues 'finish' there and _flush() on assignment releases it.
+    // node's end() queues 'finish' there and _flush() on assignment releases it. They count
+    // toward the connection's pending output too (node's flood protection pauses reading).
     this.outputSize = written;
+    this._onPendingData(written);
   }
   if (waiting || !socket[kLazy]) return nodeEnd.call(this, null, null, callback);
   // node's end() fully uncorks the socket through its WritableState; a socket without

@@ -119,6 +119,15 @@ sameInstances(Server, NodeServer);
 
 const collected = new FinalizationRegistry((sid) => binding.serverFree(sid));
 
+/**
+ * Header lines a request may have where node's parser enforces maxHeadersCount (its
+ * parser.maxHeaderPairs: maxHeadersCount pairs, 2000 entries by default, 0 for none).
+ */
+function headerLineLimit(count) {
+  if (typeof count !== 'number') return 1000;
+  return count > 0 ? count : 0;
+}
+
 function pushConfig(server) {
   const sid = server[kSid];
   if (sid < 0) return;
@@ -140,8 +149,7 @@ function pushConfig(server) {
     maxConnections: c.maxConnections > 0 ? c.maxConnections : 0,
     // Node 22+ refuses a request with more headers than maxHeadersCount (node's parser
     // reads parser.maxHeaderPairs); Node 20 keeps the first ones.
-    maxHeaderLines: headerCountLimit && typeof c.maxHeadersCount === 'number' &&
-      c.maxHeadersCount > 0 ? c.maxHeadersCount : 0,
+    maxHeaderLines: headerCountLimit ? headerLineLimit(c.maxHeadersCount) : 0,
     keepAliveLine: `Keep-Alive: timeout=${Math.floor(kat / 1000)}${max}\r\n`,
   });
 }

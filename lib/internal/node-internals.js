@@ -15,6 +15,8 @@ function symbolsOf(obj) {
 }
 
 const outSyms = symbolsOf(new http.OutgoingMessage());
+const inProtoSyms = symbolsOf(http.IncomingMessage.prototype);
+const nodeMajor = Number(process.versions.node.split('.')[0]);
 const inSyms = symbolsOf(new http.IncomingMessage(null));
 const probeServer = new http.Server();
 const serverSyms = symbolsOf(probeServer);
@@ -77,6 +79,16 @@ module.exports = {
   kUniqueHeaders: serverSyms.kUniqueHeaders,
   kIncomingMessage: serverSyms.IncomingMessage,
   kServerResponse: serverSyms.ServerResponse,
+  // Version features, found on node's own objects where they show (undefined / false where
+  // the running Node does not have them).
+  kOptimizeEmptyRequests: serverSyms.OptimizeEmptyRequestsOption,
+  kDetachAbortSignal: inProtoSyms.kDetachAbortSignal,
+  hasShouldUpgradeCallback: typeof probeServer.shouldUpgradeCallback === 'function',
+  defaultShouldUpgradeCallback: probeServer.shouldUpgradeCallback,
+  // Node 24's socketOnClose also aborts the responses waiting for the socket, and its
+  // socketOnDrain emits a response's 'drain' only once res.writableLength is 0.
+  abortsWaitingResponses: nodeMajor >= 24,
+  drainWaitsForResponse: nodeMajor >= 24,
   kHeaders: inSyms.kHeaders,
   kHeadersCount: inSyms.kHeadersCount,
   kTrailers: inSyms.kTrailers,

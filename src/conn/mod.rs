@@ -19,8 +19,8 @@ use crate::proto::errors::{self, ParseError};
 use crate::proto::parse::{self, Framing, Methods};
 use bytes::BytesMut;
 
-/// Output queued above which no new request is parsed until it drains (node pauses a
-/// pipelining client's socket the same way while responses queue up unsent).
+/// Output waiting for the kernel above which no new request is parsed until it drains (node
+/// pauses a pipelining client's socket the same way while its writes queue up).
 pub const OUTPUT_HIGH_WATER: usize = 64 * 1024;
 /// Longest trailer section accepted.
 const MAX_TRAILERS: usize = 16 * 1024;
@@ -253,7 +253,10 @@ impl Http1 {
             KeepAlive::Closing => return self.error(errors::DATA_AFTER_CLOSE),
             KeepAlive::Done => return Action::Consume(buf.len()),
         }
-        if self.out.queued() > OUTPUT_HIGH_WATER {
+        // Only what can be written counts: responses queued behind an unfinished one wait on
+        // it, and it may be waiting on the next request (node stops reading on the socket's
+        // own backlog, not on responses still waiting for the socket).
+        if self.out.unsent() > OUTPUT_HIGH_WATER {
             self.throttled = true;
             return Action::Stop;
         }
@@ -443,7 +446,7 @@ impl Http1 {
         if idle && self.peer_eof {
             self.end_after_flush();
         }
-        let resume = self.throttled && self.out.queued() < OUTPUT_HIGH_WATER;
+        let resume = self.throttled && self.out.unsent() < OUTPUT_HIGH_WATER;
         if resume {
             self.throttled = false;
         }
