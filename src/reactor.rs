@@ -12,7 +12,7 @@ use crate::listener::{Listener, Stream};
 use crate::proto::date::DateCache;
 use crate::proto::decode::{Decoder, Event};
 use crate::proto::errors::{self, ParseError};
-use crate::proto::parse::{self, Framing, Methods};
+use crate::proto::parse::{self, Framing, HeadParser, Limits, Methods};
 use crate::uv;
 use mio::{Interest, Poll, Token};
 use std::cell::Cell;
@@ -123,6 +123,8 @@ enum TimerKey {
 struct Slot {
     gen: u32,
     conn: Option<Conn>,
+    /// The connection's partial request head (parse state kept between reads).
+    head: HeadParser,
 }
 
 pub struct Reactor {
@@ -189,6 +191,26 @@ fn split_id(id: u64) -> (usize, u32) {
 }
 
 impl Reactor {
+    /// The connection and its head parser.
+    fn conn_head(&mut self, id: u64) -> Option<(&mut Conn, &mut HeadParser)> {
+        let (i, gen) = split_id(id);
+        let slot = self.slots.get_mut(i)?;
+        if slot.gen != gen {
+            return None;
+        }
+        Some((slot.conn.as_mut()?, &mut slot.head))
+    }
+
+    /// After parsing stopped for more bytes: drops what the head parser skipped from the
+    /// connection's buffer (a no-op unless a head is partially parsed).
+    fn compact_input(&mut self, id: u64) {
+        if let Some((c, head)) = self.conn_head(id) {
+            if c.body.is_none() && c.error.is_none() && c.flags & C_UPGRADED == 0 {
+                head.compact(&mut c.rbuf);
+            }
+        }
+    }
+
     pub fn conn(&mut self, id: u64) -> Option<&mut Conn> {
         let (i, gen) = split_id(id);
         let slot = self.slots.get_mut(i)?;
@@ -1020,7 +1042,11 @@ fn admit(r: &mut Reactor, sid: u32, mut stream: Stream) -> Option<(u64, bool)> {
     let index = match r.free.pop() {
         Some(i) => i as usize,
         None => {
-            r.slots.push(Slot { gen: 1, conn: None });
+            r.slots.push(Slot {
+                gen: 1,
+                conn: None,
+                head: HeadParser::default(),
+            });
             r.slots.len() - 1
         }
     };
@@ -1042,6 +1068,7 @@ fn admit(r: &mut Reactor, sid: u32, mut stream: Stream) -> Option<(u64, bool)> {
     let gen = r.slots[index].gen;
     let now = r.now;
     r.slots[index].conn = Some(Conn::new(gen, sid, stream, now));
+    r.slots[index].head.reset();
     let id = conn_id(index as u32, gen);
     r.add_ref(1);
     r.stats.connections_accepted += 1;
@@ -1136,6 +1163,7 @@ pub fn read_conn(id: u64, drain: bool) {
                             c.rbuf.extend_from_slice(&buf[used..n]);
                         }
                     }
+                    r.compact_input(id);
                     r.scratch = buf;
                 });
             }
@@ -1216,6 +1244,7 @@ fn process_buffered(id: u64) {
                 rest
             };
         }
+        r.compact_input(id);
     });
 }
 
@@ -1234,7 +1263,7 @@ enum Action {
     Consume(usize),
     Dispatch(usize, Dispatch),
     Body(usize, u32, (usize, usize)),
-    BodyEnd(usize, u32, Option<(usize, usize)>),
+    BodyEnd(usize, u32, Option<Vec<u8>>),
     Raw(usize),
     Error(ParseError),
     CloseNow,
@@ -1244,10 +1273,18 @@ enum Action {
 /// calls JS.
 fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Action {
     let now = r.now;
+    let Some(sid) = r.conn(id).map(|c| c.server) else {
+        return Action::Stop;
+    };
+    let limits = r
+        .servers
+        .get(sid as usize)
+        .and_then(|s| s.as_ref())
+        .map(|s| Limits::new(s.cfg.max_header_size, s.cfg.flags & S_LENIENT != 0))
+        .unwrap_or_default();
     let Some(c) = r.conn(id) else {
         return Action::Stop;
     };
-    let sid = c.server;
     if c.flags & C_UPGRADED != 0 {
         if buf.is_empty() || c.flags & C_READ_PAUSED != 0 {
             return Action::Stop;
@@ -1272,18 +1309,21 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Action {
         c.flags |= C_READ_PENDING;
         return Action::Stop;
     }
-    if let Some(mut dec) = c.body {
+    if let Some(dec) = c.body.as_mut() {
         let seq = c.body_seq;
-        let step = dec.step(buf, 16 * 1024);
-        c.body = Some(dec);
-        return match step {
+        return match dec.step(buf, &limits) {
             Err(e) => Action::Error(e),
             Ok((n, Event::Data(a, b))) => Action::Body(n, seq, (a, b)),
-            Ok((n, Event::Done(t))) => {
+            Ok((n, Event::Done(done))) => {
                 c.body = None;
                 c.req_start = 0;
                 c.headers_done = false;
-                Action::BodyEnd(n, seq, t)
+                if done.close {
+                    // `Connection: close` in the trailers: llhttp reads nothing more as
+                    // HTTP (bytes after the message fail with HPE_CLOSED_CONNECTION).
+                    c.flags |= C_NO_MORE_REQUESTS | C_CLOSE_REQUESTED;
+                }
+                Action::BodyEnd(n, seq, done.trailers)
             }
             Ok((0, Event::NeedMore)) => Action::Stop,
             Ok((n, Event::NeedMore)) => Action::Consume(n),
@@ -1310,8 +1350,12 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Action {
     let Some(s) = r.servers.get(sid as usize).and_then(|s| s.as_ref()) else {
         return Action::Stop;
     };
-    let (max_head, sflags, server_timeout) = (s.cfg.max_header_size, s.cfg.flags, s.cfg.timeout);
-    let head = match parse::parse_request(buf, &r.methods, max_head, sflags & S_LENIENT != 0) {
+    let (sflags, server_timeout) = (s.cfg.flags, s.cfg.timeout);
+    let (i, _) = split_id(id);
+    let Some(slot) = r.slots.get_mut(i) else {
+        return Action::Stop;
+    };
+    let head = match slot.head.parse(buf, &r.methods, &limits) {
         Ok(None) => return Action::Stop,
         Err(e) => return Action::Error(e),
         Ok(Some(h)) => h,
@@ -1363,7 +1407,7 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Action {
                 c.body_seq = seq;
             }
             Framing::Chunked => {
-                c.body = Some(Decoder::chunked());
+                c.body = Some(Decoder::chunked(flags));
                 c.body_seq = seq;
             }
         }
@@ -1429,8 +1473,8 @@ fn process(id: u64, input: &[u8]) -> usize {
                     [
                         napi::f64v(env, id as f64),
                         napi::u32v(env, seq),
-                        match t {
-                            Some((a, b)) => napi::latin1(env, &rest[a..b]),
+                        match &t {
+                            Some(t) => napi::latin1(env, t),
                             None => napi::undefined(env),
                         },
                     ]
