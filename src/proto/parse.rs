@@ -145,6 +145,8 @@ struct MethodName {
 pub struct Methods {
     /// Node's methods first (by index), then llhttp's others.
     all: Vec<MethodName>,
+    /// Indexes into `all` by name length (the lookup of every request).
+    by_len: Vec<Vec<usize>>,
     connect: Option<u16>,
     pri: Option<usize>,
 }
@@ -184,11 +186,27 @@ impl Methods {
             .find(|m| m.name == b"CONNECT")
             .and_then(|m| m.index);
         let pri = all.iter().position(|m| m.name == b"PRI");
-        Methods { all, connect, pri }
+        let mut by_len: Vec<Vec<usize>> = Vec::new();
+        for (i, m) in all.iter().enumerate() {
+            if by_len.len() <= m.name.len() {
+                by_len.resize(m.name.len() + 1, Vec::new());
+            }
+            by_len[m.name.len()].push(i);
+        }
+        Methods {
+            all,
+            by_len,
+            connect,
+            pri,
+        }
     }
 
     fn exact(&self, m: &[u8]) -> Option<usize> {
-        self.all.iter().position(|n| n.name == m)
+        self.by_len
+            .get(m.len())?
+            .iter()
+            .copied()
+            .find(|&i| self.all[i].name == m)
     }
 
     /// Matches a method at the start of `b` the way llhttp's method trie does: bytes are
@@ -282,11 +300,31 @@ impl Special {
     }
 }
 
-/// Connection tokens llhttp acts on.
-const CONN_WORDS: [&[u8]; 3] = [b"close", b"upgrade", b"keep-alive"];
-const CONN_FLAGS: [u16; 3] = [M_CONN_CLOSE, M_CONN_UPGRADE, M_CONN_KEEP_ALIVE];
+/// The Connection tokens llhttp acts on in one value (its header_value_connection states:
+/// comma-separated, blanks around a token ignored, case-insensitive).
+fn conn_flags(v: &[u8]) -> u16 {
+    let mut flags = 0;
+    for tok in v.split(|&b| b == b',') {
+        let start = tok.iter().position(|&b| b != b' ' && b != b'\t');
+        let end = tok.iter().rposition(|&b| b != b' ' && b != b'\t');
+        let (Some(s), Some(e)) = (start, end) else {
+            continue;
+        };
+        let tok = &tok[s..=e];
+        if tok.eq_ignore_ascii_case(b"close") {
+            flags |= M_CONN_CLOSE;
+        } else if tok.eq_ignore_ascii_case(b"keep-alive") {
+            flags |= M_CONN_KEEP_ALIVE;
+        } else if tok.eq_ignore_ascii_case(b"upgrade") {
+            flags |= M_CONN_UPGRADE;
+        }
+    }
+    flags
+}
 
-/// The machine reading a special field's value (llhttp's header_value_* states).
+/// The machine reading a special field's value (llhttp's header_value_* states). A
+/// Connection value is read as a general one: llhttp's connection states accept the same
+/// bytes and fail at the same ones, so its tokens are read when the value is complete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Vm {
     General,
@@ -303,17 +341,6 @@ enum Vm {
     TeToken,
     /// Blanks after a `,`.
     TeTokenOws,
-    /// Connection: blanks before a token.
-    ConnStart,
-    /// Matching CONN_WORDS[w] (byte `i` next).
-    ConnMatch {
-        w: u8,
-        i: u8,
-    },
-    /// CONN_WORDS[w] matched; blanks may follow.
-    ConnWs(u8),
-    /// Inside another token.
-    ConnToken,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -708,6 +735,23 @@ impl HeadParser {
                 }
                 St::Protocol { p, i } => {
                     if i == 0 {
+                        // The common request lines, whole.
+                        let rest = &buf[self.pos..];
+                        let v11 = rest.starts_with(b"HTTP/1.1\r\n");
+                        if (v11 || rest.starts_with(b"HTTP/1.0\r\n"))
+                            && Some(self.method) != methods.pri
+                            && methods
+                                .all
+                                .get(self.method)
+                                .is_some_and(|m| m.protocols & P_HTTP != 0)
+                        {
+                            self.major = 1;
+                            self.minor = v11 as u8;
+                            self.pos += 10;
+                            self.headers_start = self.pos;
+                            self.st = St::HeadersStart;
+                            continue;
+                        }
                         let Some(p) = PROTOCOLS.iter().position(|(w, _, _)| w[0] == b) else {
                             return Err(self.err(errors::INVALID_CONSTANT));
                         };
@@ -814,8 +858,10 @@ impl HeadParser {
                         if self.fields > limits.max_header_fields {
                             return Err(self.err(errors::HEADER_OVERFLOW));
                         }
-                        self.mark = self.pos;
-                        self.st = St::Name;
+                        if !self.whole_line(buf, limits) {
+                            self.mark = self.pos;
+                            self.st = St::Name;
+                        }
                     }
                 },
                 St::Name => self.name_end(buf, b)?,
@@ -956,6 +1002,76 @@ impl HeadParser {
         Ok(())
     }
 
+    /// A whole `name: value CRLF` line of a field whose value needs no special machine,
+    /// followed by a byte that is not a fold, taken in one go (the common case). Returns
+    /// false, having changed nothing, for anything else: the state machine takes it.
+    fn whole_line(&mut self, buf: &[u8], limits: &Limits) -> bool {
+        let start = self.pos;
+        let Some(line) = buf.get(start..) else {
+            return false;
+        };
+        let n = chars::run(line, TOKEN);
+        if n == 0 || line.get(n) != Some(&b':') {
+            return false;
+        }
+        let special = Special::of(&line[..n]);
+        match special {
+            Special::TransferEncoding => return false,
+            // Plain digits only; anything else, and the framing checks, the machine takes.
+            Special::ContentLength
+                if self.flags & (M_CONTENT_LENGTH | M_TRANSFER_ENCODING) != 0 =>
+            {
+                return false;
+            }
+            _ => {}
+        }
+        let v = n
+            + 1
+            + line[n + 1..]
+                .iter()
+                .position(|&b| b != b' ' && b != b'\t')
+                .unwrap_or(line.len() - n - 1);
+        let m = if limits.lenient {
+            line[v..]
+                .iter()
+                .position(|&b| matches!(b, b'\r' | b'\n' | 0))
+                .unwrap_or(line.len() - v)
+        } else {
+            chars::value_run(&line[v..])
+        };
+        let e = v + m;
+        if m == 0
+            || line.get(e) != Some(&b'\r')
+            || line.get(e + 1) != Some(&b'\n')
+            || !matches!(line.get(e + 2), Some(&b) if b != b' ' && b != b'\t')
+            || self.counted + n + m >= limits.max_header_size
+        {
+            return false;
+        }
+        if special == Special::ContentLength {
+            let digits = &line[v..e];
+            if digits.len() > 19 || !digits.iter().all(u8::is_ascii_digit) {
+                return false;
+            }
+            self.content_length = digits.iter().fold(0, |n, &d| n * 10 + (d - b'0') as u64);
+            self.flags |= M_CONTENT_LENGTH;
+        }
+        self.counted += n + m;
+        if v - (n + 1) >= MIN_DROP {
+            self.skips.push((start + n + 1, start + v));
+        }
+        self.special = special;
+        if special == Special::Upgrade {
+            self.flags |= M_UPGRADE;
+        }
+        self.vm = Vm::General;
+        self.mark = start + v;
+        self.value_end = start + e;
+        self.value_complete(buf);
+        self.pos = start + e + 2;
+        true
+    }
+
     /// The byte after a field name's token run.
     fn name_end(&mut self, buf: &[u8], b: u8) -> Result<(), ParseError> {
         let name = &buf[self.mark..self.pos];
@@ -1008,7 +1124,6 @@ impl HeadParser {
                 }
                 Vm::Length { n: 0, blank: false }
             }
-            Special::Connection => Vm::ConnStart,
             _ => Vm::General,
         };
         self.st = St::Value;
@@ -1075,49 +1190,6 @@ impl HeadParser {
                         continue;
                     }
                 },
-                Vm::ConnStart => match b {
-                    b' ' | b'\t' => Vm::ConnStart,
-                    _ => match CONN_WORDS
-                        .iter()
-                        .position(|w| w[0] == b.to_ascii_lowercase())
-                    {
-                        Some(w) => Vm::ConnMatch { w: w as u8, i: 1 },
-                        None => {
-                            vm = Vm::ConnToken;
-                            continue;
-                        }
-                    },
-                },
-                Vm::ConnMatch { w, i } => {
-                    let word = CONN_WORDS[w as usize];
-                    if b.to_ascii_lowercase() == word[i as usize] {
-                        if i as usize + 1 == word.len() {
-                            Vm::ConnWs(w)
-                        } else {
-                            Vm::ConnMatch { w, i: i + 1 }
-                        }
-                    } else {
-                        vm = Vm::ConnToken;
-                        continue;
-                    }
-                }
-                Vm::ConnWs(w) => match b {
-                    b',' => {
-                        self.flags |= CONN_FLAGS[w as usize];
-                        Vm::ConnStart
-                    }
-                    b' ' | b'\t' => Vm::ConnWs(w),
-                    b'\r' | b'\n' => break,
-                    _ => {
-                        vm = Vm::ConnToken;
-                        continue;
-                    }
-                },
-                Vm::ConnToken => match b {
-                    b',' => Vm::ConnStart,
-                    _ if chars::is(b, chars::VALUE) => Vm::ConnToken,
-                    _ => break,
-                },
             };
             self.vm = next;
             self.pos += 1;
@@ -1141,7 +1213,9 @@ impl HeadParser {
     fn value_complete(&mut self, buf: &[u8]) {
         match (self.special, self.vm) {
             (Special::TransferEncoding, Vm::TeChunkedLast) => self.flags |= M_CHUNKED,
-            (Special::Connection, Vm::ConnWs(w)) => self.flags |= CONN_FLAGS[w as usize],
+            (Special::Connection, _) => {
+                self.flags |= conn_flags(buf.get(self.mark..self.value_end).unwrap_or(&[]));
+            }
             (Special::Expect, _) => {
                 self.flags |= M_EXPECT;
                 if expects_continue(buf.get(self.mark..self.value_end).unwrap_or(&[])) {
