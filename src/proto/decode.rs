@@ -310,8 +310,8 @@ impl Decoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proto::corpus_tests::pairs;
     use crate::proto::parse::F_HTTP11;
+    use crate::proto::sim::pairs;
 
     const KA11: u32 = F_HTTP11 | F_KEEP_ALIVE | (1 << 16) | (1 << 20);
 

@@ -8,3 +8,5 @@ pub mod decode;
 pub mod encode;
 pub mod errors;
 pub mod parse;
+#[cfg(test)]
+pub(crate) mod sim;
