@@ -1333,9 +1333,12 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Action {
         return Action::Stop;
     }
     if c.flags & C_NO_MORE_REQUESTS != 0 {
-        // llhttp: bytes after a request that closes the connection are an error.
+        // llhttp: bytes after a request that closes the connection are an error (but CR
+        // and LF, which it skips).
         if c.flags & C_CLOSE_REQUESTED != 0 && c.flags & C_DISCARD_INPUT == 0 {
-            return Action::Error(errors::DATA_AFTER_CLOSE);
+            if let Err(e) = parse::after_close(buf) {
+                return Action::Error(e);
+            }
         }
         return Action::Consume(buf.len());
     }

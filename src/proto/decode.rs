@@ -282,7 +282,7 @@ impl Decoder {
         let section: &[u8] = if held == 0 { input } else { &t.buf };
         let lines = section.get(..end.len.saturating_sub(2)).unwrap_or(&[]);
         let trailers = (!lines.is_empty()).then(|| lines.to_vec());
-        let used = i + end.len - held;
+        let used = i + end.len.saturating_sub(held);
         let close = self.closes(end.conn_close, end.conn_keep_alive);
         self.trailers = None;
         self.st = St::Done;

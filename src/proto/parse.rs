@@ -517,11 +517,6 @@ impl HeadParser {
         };
     }
 
-    /// Whether no head is partially parsed.
-    pub fn is_idle(&self) -> bool {
-        self.st == St::Start && self.pos == 0
-    }
-
     /// A parser for the trailer section of a chunked message (llhttp parses it with its
     /// header states, the message's flags still set).
     pub(crate) fn for_trailers() -> Self {
@@ -1318,6 +1313,15 @@ fn expects_continue(v: &[u8]) -> bool {
             && (i == 0 || !word(v[i - 1]))
             && v.get(i + PAT.len()).is_none_or(|&b| !word(b))
     })
+}
+
+/// Bytes after a message that does not keep the connection (llhttp's `closed` state): CR and
+/// LF are skipped, anything else fails.
+pub fn after_close(buf: &[u8]) -> Result<(), ParseError> {
+    match buf.iter().position(|&b| b != b'\r' && b != b'\n') {
+        Some(i) => Err(errors::DATA_AFTER_CLOSE.at(i)),
+        None => Ok(()),
+    }
 }
 
 /// Parses one request head from the start of `buf` in one call (tests and tools).

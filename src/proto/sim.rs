@@ -105,19 +105,12 @@ pub fn simulate<'a>(
                 continue;
             }
             if closed {
-                match rbuf.iter().position(|&b| b != b'\r' && b != b'\n') {
-                    Some(_) => {
-                        evs.push(Ev::Error(
-                            "HPE_CLOSED_CONNECTION",
-                            "Data after `Connection: close`",
-                        ));
-                        return evs;
-                    }
-                    None => {
-                        rbuf.clear();
-                        break;
-                    }
+                if let Err(e) = super::parse::after_close(&rbuf) {
+                    evs.push(Ev::Error(e.code, e.reason));
+                    return evs;
                 }
+                rbuf.clear();
+                break;
             }
             match head.parse(&rbuf, methods, limits) {
                 Err(e) => {
