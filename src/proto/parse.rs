@@ -365,6 +365,12 @@ enum St {
     Url(UrlSt),
     /// CR right after the request target: LF makes an HTTP/0.9 request line.
     UrlCr,
+    /// The byte after the request target's SP (or after an HTTP/0.9 line's end): llhttp
+    /// reads it in a URL state, where HTAB and FF fail as invalid URL characters. Then
+    /// `next`.
+    AfterUrl {
+        http09: bool,
+    },
     /// Spaces after the request target's mandatory one.
     SpacesBeforeProtocol,
     /// `HTTP`, `RTSP` or `ICE` (index in PROTOCOLS), `i` bytes matched, then `/`.
@@ -720,6 +726,16 @@ impl HeadParser {
                     self.pos += 1;
                     self.http09();
                 }
+                St::AfterUrl { http09 } => {
+                    if b == b'\t' || b == 0x0c {
+                        return Err(self.err(errors::INVALID_URL));
+                    }
+                    self.st = if http09 {
+                        St::HeadersStart
+                    } else {
+                        St::SpacesBeforeProtocol
+                    };
+                }
                 St::SpacesBeforeProtocol => {
                     if b == b' ' {
                         self.pos += 1;
@@ -928,7 +944,7 @@ impl HeadParser {
         self.major = 0;
         self.minor = 9;
         self.headers_start = self.pos;
-        self.st = St::HeadersStart;
+        self.st = St::AfterUrl { http09: true };
     }
 
     /// One byte of the request target that ends a run (llhttp url.ts).
@@ -967,7 +983,7 @@ impl HeadParser {
                         self.url.1 = self.pos;
                         self.pos += 1;
                         self.skip_start = self.pos;
-                        self.st = St::SpacesBeforeProtocol;
+                        self.st = St::AfterUrl { http09: false };
                         return Ok(());
                     }
                     (_, b'\r') => {
