@@ -1323,6 +1323,7 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Action {
                     // HTTP (bytes after the message fail with HPE_CLOSED_CONNECTION).
                     c.flags |= C_NO_MORE_REQUESTS | C_CLOSE_REQUESTED;
                 }
+                let n = if done.upgrade { buf.len() } else { n };
                 Action::BodyEnd(n, seq, done.trailers)
             }
             Ok((0, Event::NeedMore)) => Action::Stop,
@@ -1380,6 +1381,9 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Action {
         return Action::CloseNow;
     }
     let upgrade = flags & parse::F_UPGRADE != 0 && (connect || sflags & S_HAS_UPGRADE != 0);
+    // llhttp stops after an upgrade request (its head, or its body) even when nobody listens
+    // for 'upgrade': node serves the request and drops the rest of that read.
+    let paused_upgrade = flags & parse::F_UPGRADE != 0 && !upgrade;
     if !upgrade {
         flags &= !parse::F_UPGRADE;
     }
@@ -1414,9 +1418,15 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Action {
                 c.body_seq = seq;
             }
         }
+        if paused_upgrade {
+            c.body = c.body.take().map(Decoder::of_upgrade);
+        }
         if flags & parse::F_KEEP_ALIVE == 0 {
             // After a request that closes the connection nothing more is read as HTTP.
             c.flags |= C_NO_MORE_REQUESTS | C_CLOSE_REQUESTED;
+        }
+        if paused_upgrade && c.body.is_none() {
+            consumed = buf.len();
         }
     }
     Action::Dispatch(

@@ -42,6 +42,8 @@ pub struct Decoder {
     ext: usize,
     /// The head's flags (keep-alive facts) for the trailers' verdict.
     head_flags: u32,
+    /// llhttp stops after this message (see `Done::upgrade`).
+    upgrade: bool,
     trailers: Option<Box<Trailers>>,
 }
 
@@ -62,6 +64,10 @@ pub struct Done {
     /// bytes after this message are read as HTTP; llhttp fails them with
     /// HPE_CLOSED_CONNECTION.
     pub close: bool,
+    /// The message was an upgrade request (Connection: upgrade + Upgrade) with a body:
+    /// llhttp stops after it (message_done pauses on upgrade) even when nobody takes the
+    /// upgrade; node:http then drops the rest of that read.
+    pub upgrade: bool,
 }
 
 /// What one decoding step produced. Ranges are offsets into the slice given to `step`.
@@ -82,6 +88,7 @@ impl Decoder {
             size: 0,
             ext: 0,
             head_flags: 0,
+            upgrade: false,
             trailers: None,
         }
     }
@@ -93,8 +100,15 @@ impl Decoder {
             size: 0,
             ext: 0,
             head_flags,
+            upgrade: false,
             trailers: None,
         }
+    }
+
+    /// Marks the body as that of an upgrade request (llhttp stops after it).
+    pub fn of_upgrade(mut self) -> Self {
+        self.upgrade = true;
+        self
     }
 
     pub fn is_done(&self) -> bool {
@@ -107,7 +121,13 @@ impl Decoder {
         let mut i = 0;
         loop {
             match self.st {
-                St::Done => return Ok((i, Event::Done(Done::default()))),
+                St::Done => {
+                    let done = Done {
+                        upgrade: self.upgrade,
+                        ..Done::default()
+                    };
+                    return Ok((i, Event::Done(done)));
+                }
                 St::Length(rem) | St::Data(rem) => {
                     let n = rem.min((buf.len() - i) as u64) as usize;
                     if n == 0 {
@@ -286,7 +306,15 @@ impl Decoder {
         let close = self.closes(end.conn_close, end.conn_keep_alive);
         self.trailers = None;
         self.st = St::Done;
-        Ok((used, Event::Done(Done { trailers, close })))
+        let upgrade = self.upgrade;
+        Ok((
+            used,
+            Event::Done(Done {
+                trailers,
+                close,
+                upgrade,
+            }),
+        ))
     }
 
     /// llhttp_should_keep_alive at the end of the message, with the trailers' Connection
@@ -432,7 +460,8 @@ mod tests {
             ev,
             Event::Done(Done {
                 trailers: Some(b"X:v\r\n".to_vec()),
-                close: false
+                close: false,
+                upgrade: false,
             })
         );
     }

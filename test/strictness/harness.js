@@ -218,10 +218,12 @@ class Responses {
 
 /**
  * Writes `writes` one after the other on a fresh connection; before each write after the
- * first, waits until the server answered or closed. Ends when the server closes, when the
- * response to /follow-up arrived, or after `responses` final responses.
+ * first, waits for `responses` (default 1) final responses, or the server closing. Ends when
+ * the server closes, when the response to /follow-up arrived (`followUp`), or after
+ * `responses` final responses to everything written (without `followUp`, or when the
+ * follow-up went in the same write and gets no answer).
  */
-function exchange(port, writes, responses) {
+function exchange(port, writes, responses, followUp) {
   return new Promise((resolve) => {
     const rs = new Responses();
     const socket = net.connect(port, '127.0.0.1');
@@ -246,12 +248,12 @@ function exchange(port, writes, responses) {
     const check = () => {
       if (finished) return;
       if (closed) return done();
-      if (responses !== undefined) {
-        if (rs.finals >= responses && next >= writes.length) done();
-      } else if (next >= writes.length && rs.list.some((r) => r.url === '/follow-up')) {
-        done();
+      if (next >= writes.length) {
+        if (rs.list.some((r) => r.url === '/follow-up')) return done();
+        const last = writes.length > 1 && followUp;
+        if (responses !== undefined && !last && rs.finals >= responses) return done();
       }
-      if (step && (rs.finals > step.finals)) {
+      if (step && rs.finals >= step.finals + (responses ?? 1)) {
         const s = step;
         step = null;
         s.go();
@@ -291,7 +293,7 @@ async function runCase(servers, c, mode) {
   if (!c.followup) writes = [c.raw];
   else if (mode === 'same-write') writes = [c.raw + FOLLOW_UP];
   else writes = [c.raw, FOLLOW_UP];
-  const wire = await exchange(srv.port, writes, c.responses);
+  const wire = await exchange(srv.port, writes, c.responses, c.followup);
   const idle = await serverIdle(srv);
   await new Promise((resolve) => setImmediate(resolve));
   srv.rec = null;
