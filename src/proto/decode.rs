@@ -386,6 +386,15 @@ mod tests {
     }
 
     #[test]
+    fn empty_length_body_is_done_without_bytes() {
+        // Found by the decoder fuzz target (its harness assumed a step per read).
+        let mut d = Decoder::for_length(0);
+        assert!(d.is_done());
+        let (n, ev) = d.step(b"", &Limits::default()).unwrap();
+        assert_eq!((n, ev), (0, Event::Done(Done::default())));
+    }
+
+    #[test]
     fn chunked_errors() {
         let err = |b: &[u8]| match decode_all(Decoder::chunked(KA11), b, b.len()) {
             Ok(_) => "done".to_string(),
