@@ -275,6 +275,16 @@ impl Decoder {
         i: usize,
         limits: &Limits,
     ) -> Result<(usize, Event), ParseError> {
+        // No trailers (the common case): no parser to set up.
+        if self.trailers.is_none() && buf[i..].starts_with(b"\r\n") {
+            self.st = St::Done;
+            let done = Done {
+                trailers: None,
+                close: false,
+                upgrade: self.upgrade,
+            };
+            return Ok((i + 2, Event::Done(done)));
+        }
         let t = self.trailers.get_or_insert_with(|| {
             Box::new(Trailers {
                 parser: HeadParser::for_trailers(),
