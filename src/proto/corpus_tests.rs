@@ -164,3 +164,27 @@ fn a_flood_of_blanks_stays_small() {
     rbuf.extend_from_slice(b"v\r\n\r\n");
     assert!(head.parse(&rbuf, &methods, &limits).unwrap().is_some());
 }
+
+#[test]
+fn blanks_before_many_values_are_dropped_too() {
+    // Each read ends a padded value and starts the next: the runs the parser has already
+    // passed are dropped as well, not only the one it is in.
+    let methods = test_methods();
+    let limits = Limits::default();
+    let mut head = HeadParser::default();
+    let mut rbuf = BytesMut::from(&b"GET / HTTP/1.1\r\nHost: x\r\nX-0:"[..]);
+    for i in 1..200 {
+        rbuf.extend_from_slice(&[b' '; 65536]);
+        rbuf.extend_from_slice(format!("v\r\nX-{i}:").as_bytes());
+        assert_eq!(head.parse(&rbuf, &methods, &limits), Ok(None));
+        head.compact(&mut rbuf);
+        assert!(
+            rbuf.len() < 16 * i + 64,
+            "{} bytes held after {i} lines",
+            rbuf.len()
+        );
+    }
+    rbuf.extend_from_slice(b" v\r\n\r\n");
+    let h = head.parse(&rbuf, &methods, &limits).unwrap().unwrap();
+    assert_eq!(h.head_len, rbuf.len());
+}
