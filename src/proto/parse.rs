@@ -443,6 +443,8 @@ pub struct HeadParser {
     /// Bytes node counts toward maxHeaderSize so far.
     counted: usize,
     fields: usize,
+    /// Parses a trailer section (see `for_trailers`).
+    trailers: bool,
 }
 
 impl Default for HeadParser {
@@ -465,6 +467,7 @@ impl Default for HeadParser {
             content_length: 0,
             counted: 0,
             fields: 0,
+            trailers: false,
         }
     }
 }
@@ -529,6 +532,7 @@ impl HeadParser {
         HeadParser {
             st: St::FieldStart,
             flags: M_CHUNKED | M_TRANSFER_ENCODING,
+            trailers: true,
             ..HeadParser::default()
         }
     }
@@ -626,6 +630,15 @@ impl HeadParser {
 
     /// Runs the machine over `buf`. Ok(true): the head (or trailer section) is complete.
     fn run(&mut self, buf: &[u8], methods: &Methods, limits: &Limits) -> Result<bool, ParseError> {
+        if self.pos > buf.len() {
+            // Fewer bytes than the last call saw: not the contract, but what is there is
+            // still a message start (compaction drops only skippable bytes), so read it anew.
+            *self = if self.trailers {
+                HeadParser::for_trailers()
+            } else {
+                HeadParser::default()
+            };
+        }
         loop {
             // States that read runs of bytes.
             match self.st {
@@ -1698,6 +1711,16 @@ mod tests {
         assert_eq!(f("x100-continue"), F_EXPECT_OTHER);
         assert_eq!(f("100-continue_"), F_EXPECT_OTHER);
         assert_eq!(f(""), F_EXPECT_OTHER);
+    }
+
+    #[test]
+    fn fewer_bytes_than_last_time_start_over() {
+        let m = methods();
+        let l = Limits::default();
+        let mut p = HeadParser::default();
+        assert_eq!(p.parse(b"GET /abc HTTP/1.1\r\nHo", &m, &l), Ok(None));
+        let h = p.parse(b"GET / HTTP/1.1\r\n\r\n", &m, &l).unwrap().unwrap();
+        assert_eq!(h.head_len, 18);
     }
 
     #[test]
