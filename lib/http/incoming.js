@@ -4,6 +4,7 @@
 // equivalents). Every other behaviour is node's.
 const {
   NodeIncomingMessage, kHeaders, kHeadersCount, kTrailers, kTrailersCount, sameInstances,
+  headerCountLimit,
 } = require('../internal/node-internals');
 const { kHeaderBlock, kRawHeaders, kTrailerBlock, kRawTrailers } = require('../internal/symbols');
 const {
@@ -38,12 +39,36 @@ function parseHeaderBlock(block) {
 
 /**
  * How many rawHeaders entries make `headers` (node's parser.maxHeaderPairs: the server's
- * maxHeadersCount, 0 for no limit); rawHeaders keeps them all, as node's does.
+ * maxHeadersCount, 0 for no limit).
  */
 function entryLimit(msg) {
   const n = msg.socket?.server?.maxHeadersCount;
   if (typeof n !== 'number') return MAX_HEADER_ENTRIES;
   return n > 0 ? n << 1 : Infinity;
+}
+
+function keep(lines, limit) {
+  const n = rawEntries(lines.length, limit);
+  return n === lines.length ? lines : lines.slice(0, n);
+}
+
+/**
+ * Fields node's C++ parser hands to JS at a time: it flushes when the 32nd field
+ * (kMaxHeaderFieldsCount) starts, so each piece holds 31.
+ */
+const FIELDS_PER_FLUSH = 31;
+
+/**
+ * How many entries rawHeaders keeps of `total`, as node's parserOnHeaders collects them:
+ * all when they came in one piece; past maxHeaderPairs, Node 20 keeps whole pieces while it
+ * is under the limit, newer Nodes cut at the limit.
+ */
+function rawEntries(total, limit) {
+  if (total <= limit) return total;
+  if (headerCountLimit) return limit;
+  let kept = 0;
+  while (kept < total && kept < limit) kept += FIELDS_PER_FLUSH * 2;
+  return Math.min(kept, total);
 }
 
 /**
@@ -105,8 +130,9 @@ function lazyLines(name, kBlock, kLines, kCount) {
     get() {
       let v = this[kLines];
       if (v === null) {
-        v = this[kLines] = parseHeaderBlock(this[kBlock]);
-        this[kCount] = Math.min(v.length, entryLimit(this));
+        const limit = entryLimit(this);
+        v = this[kLines] = keep(parseHeaderBlock(this[kBlock]), limit);
+        this[kCount] = Math.min(v.length, limit);
         this[kBlock] = '';
       }
       return v;
@@ -245,8 +271,9 @@ function setLines(req, block, eager, which) {
     req[which.kLines] = null;
     return;
   }
-  const lines = parseHeaderBlock(block);
-  const count = Math.min(lines.length, entryLimit(req));
+  const limit = entryLimit(req);
+  const lines = keep(parseHeaderBlock(block), limit);
+  const count = Math.min(lines.length, limit);
   if (isFastRequest(req)) {
     req[which.kLines] = lines;
     req[which.kCount] = count;

@@ -15,33 +15,26 @@ mod tests;
 pub use out::{OutQueue, Pinned};
 
 use crate::proto::decode::{Decoder, Event};
-use crate::proto::errors::{self, ParseError};
-use crate::proto::parse::{self, Framing, Methods};
+use crate::proto::errors::ParseError;
+use crate::proto::parse::{self, Framing, HeadParser, Methods};
 use bytes::BytesMut;
 
 /// Output waiting for the kernel above which no new request is parsed until it drains (node
 /// pauses a pipelining client's socket the same way while its writes queue up).
 pub const OUTPUT_HIGH_WATER: usize = 64 * 1024;
-/// Longest trailer section accepted.
-const MAX_TRAILERS: usize = 16 * 1024;
 
-/// What the server knows that decides how a request head is read.
+/// What the server knows that decides how a request is read.
 pub struct Limits<'a> {
     pub methods: &'a Methods,
-    /// node's maxHeaderSize.
-    pub max_head: usize,
-    /// insecureHTTPParser.
-    pub lenient: bool,
+    /// maxHeaderSize, the most header fields, insecureHTTPParser.
+    pub parse: parse::Limits,
     /// The server listens for 'upgrade' / 'connect'.
     pub upgrade: bool,
     pub connect: bool,
-    /// Most header lines a request may have (Node 22+ answers HPE_HEADER_OVERFLOW past
-    /// maxHeadersCount); 0 = no limit.
-    pub max_headers: usize,
 }
 
 /// What the next input bytes are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Reading {
     /// A request head (or the empty lines llhttp skips between messages).
     Head,
@@ -91,21 +84,6 @@ pub struct Dispatch {
     pub after_idle: bool,
 }
 
-/// Where a head with more than `max` header lines fails (just after the colon of the first
-/// line over the limit, where llhttp stops), or None.
-fn too_many_headers(buf: &[u8], lines: (usize, usize), max: usize) -> Option<usize> {
-    if max == 0 {
-        return None;
-    }
-    let block = &buf[lines.0..lines.1];
-    let start = memchr::memchr_iter(b'\n', block).nth(max - 1)? + 1;
-    if start >= block.len() {
-        return None;
-    }
-    let colon = memchr::memchr(b':', &block[start..]).unwrap_or(0);
-    Some(lines.0 + start + colon + 1)
-}
-
 /// What to do with the next bytes. The first field of each variant that has one is how many
 /// bytes of the input it used.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,7 +95,7 @@ pub enum Action {
     Dispatch(usize, Dispatch),
     Body(usize, u32, (usize, usize)),
     /// The body of request `seq` ended, with its trailer lines if any.
-    BodyEnd(usize, u32, Option<(usize, usize)>),
+    BodyEnd(usize, u32, Option<Vec<u8>>),
     /// Bytes of an upgraded connection.
     Raw(usize),
     /// A parse error: the reactor reports it (the state is already `Failed`).
@@ -163,6 +141,8 @@ pub struct Finished {
 #[derive(Debug)]
 pub struct Http1 {
     pub reading: Reading,
+    /// The request head being read (its parse state lives between reads).
+    head: HeadParser,
     pub keep_alive: KeepAlive,
     pub writing: Writing,
     /// Unparsed input: a message cut by the end of a read, or input that waits while output
@@ -191,6 +171,7 @@ impl Http1 {
     pub fn new(now: u64) -> Http1 {
         Http1 {
             reading: Reading::Head,
+            head: HeadParser::default(),
             keep_alive: KeepAlive::Open,
             writing: Writing::Open,
             rbuf: BytesMut::new(),
@@ -212,7 +193,7 @@ impl Http1 {
     /// Decides what the next bytes of `buf` are, updating the state. `buf` starts with the
     /// first unused byte; call again with the rest after each action until `Stop`.
     pub fn next(&mut self, buf: &[u8], lim: &Limits<'_>, now: u64) -> Action {
-        match self.reading {
+        match &mut self.reading {
             Reading::Upgraded => {
                 return if buf.is_empty() {
                     Action::Stop
@@ -221,23 +202,35 @@ impl Http1 {
                 }
             }
             Reading::Failed(e) => {
+                let e = *e;
                 return if buf.is_empty() {
                     Action::Stop
                 } else {
                     Action::Error(e)
-                }
+                };
             }
-            Reading::Body { seq, mut dec } => {
-                let step = dec.step(buf, MAX_TRAILERS);
-                self.reading = Reading::Body { seq, dec };
-                return match step {
+            Reading::Body { seq, dec } => {
+                let seq = *seq;
+                return match dec.step(buf, &lim.parse) {
                     Err(e) => self.error(e),
                     Ok((n, Event::Data(a, b))) => Action::Body(n, seq, (a, b)),
-                    Ok((n, Event::Done(t))) => {
+                    Ok((n, Event::Done(done))) => {
                         self.reading = Reading::Head;
                         self.req_start = 0;
                         self.headers_done = false;
-                        Action::BodyEnd(n, seq, t)
+                        if done.close && self.keep_alive == KeepAlive::Open {
+                            // `Connection: close` in the trailers: llhttp reads nothing more
+                            // as HTTP (bytes after the message fail, HPE_CLOSED_CONNECTION).
+                            self.keep_alive = KeepAlive::Closing;
+                        } else if done.keep && self.keep_alive == KeepAlive::Closing {
+                            // `Connection: keep-alive` in an HTTP/1.0 request's trailers:
+                            // llhttp reads the next request after all.
+                            self.keep_alive = KeepAlive::Open;
+                        }
+                        // After an upgrade nobody took, llhttp stops: the rest of the read
+                        // is dropped (node serves the request only).
+                        let n = if done.upgrade { buf.len() } else { n };
+                        Action::BodyEnd(n, seq, done.trailers)
                     }
                     Ok((0, Event::NeedMore)) => Action::Stop,
                     Ok((n, Event::NeedMore)) => Action::Consume(n),
@@ -250,7 +243,13 @@ impl Http1 {
         }
         match self.keep_alive {
             KeepAlive::Open => {}
-            KeepAlive::Closing => return self.error(errors::DATA_AFTER_CLOSE),
+            // llhttp's `closed` state: CR and LF are skipped, anything else fails.
+            KeepAlive::Closing => {
+                return match parse::after_close(buf) {
+                    Err(e) => self.error(e),
+                    Ok(()) => Action::Consume(buf.len()),
+                }
+            }
             KeepAlive::Done => return Action::Consume(buf.len()),
         }
         // Only what can be written counts: responses queued behind an unfinished one wait on
@@ -263,14 +262,11 @@ impl Http1 {
         if self.req_start == 0 {
             self.req_start = now.max(1);
         }
-        let head = match parse::parse_request(buf, lim.methods, lim.max_head, lim.lenient) {
+        let head = match self.head.parse(buf, lim.methods, &lim.parse) {
             Ok(None) => return Action::Stop,
             Err(e) => return self.error(e),
             Ok(Some(h)) => h,
         };
-        if let Some(at) = too_many_headers(buf, head.headers, lim.max_headers) {
-            return self.error(errors::HEADER_OVERFLOW.at(at));
-        }
         let mut flags = head.flags;
         let connect = flags & parse::F_CONNECT != 0;
         if connect && !lim.connect {
@@ -278,6 +274,9 @@ impl Http1 {
             return Action::CloseNow;
         }
         let upgrade = flags & parse::F_UPGRADE != 0 && (connect || lim.upgrade);
+        // llhttp stops after an upgrade request (its head, or its body) even when nobody
+        // listens for 'upgrade': node serves the request and drops the rest of that read.
+        let paused_upgrade = flags & parse::F_UPGRADE != 0 && !upgrade;
         if !upgrade {
             flags &= !parse::F_UPGRADE;
         }
@@ -297,26 +296,26 @@ impl Http1 {
             self.keep_alive = KeepAlive::Done;
             self.req_start = 0;
         } else {
-            match head.framing {
-                Framing::None => {}
+            let mut dec = match head.framing {
+                Framing::None => None,
                 Framing::Length(n) if (buf.len() - head.head_len) as u64 >= n => {
                     let end = head.head_len + n as usize;
                     body = Some((head.head_len, end));
                     consumed = end;
                     flags |= parse::F_BODY_DONE;
+                    None
                 }
-                Framing::Length(n) => {
-                    self.reading = Reading::Body {
-                        seq,
-                        dec: Decoder::for_length(n),
-                    }
+                Framing::Length(n) => Some(Decoder::for_length(n)),
+                Framing::Chunked => Some(Decoder::chunked(flags)),
+            };
+            if paused_upgrade {
+                dec = dec.map(Decoder::of_upgrade);
+                if dec.is_none() {
+                    consumed = buf.len();
                 }
-                Framing::Chunked => {
-                    self.reading = Reading::Body {
-                        seq,
-                        dec: Decoder::chunked(),
-                    }
-                }
+            }
+            if let Some(dec) = dec {
+                self.reading = Reading::Body { seq, dec };
             }
             if flags & parse::F_KEEP_ALIVE == 0 {
                 // After a request that closes the connection nothing more is read as HTTP.
@@ -346,9 +345,17 @@ impl Http1 {
     /// completes now, as llhttp's on_message_complete follows on_headers_complete: until then
     /// the connection is not idle (closeIdleConnections, timeouts).
     pub fn dispatched(&mut self) {
-        if self.reading == Reading::Head {
+        if matches!(self.reading, Reading::Head) {
             self.req_start = 0;
             self.headers_done = false;
+        }
+    }
+
+    /// After parsing stopped for more bytes and the rest was kept in `rbuf`: drops what the
+    /// head parser skipped without counting (bounded memory however the bytes come).
+    pub fn compact_input(&mut self) {
+        if matches!(self.reading, Reading::Head) {
+            self.head.compact(&mut self.rbuf);
         }
     }
 
@@ -368,7 +375,7 @@ impl Http1 {
     }
 
     pub fn is_upgraded(&self) -> bool {
-        self.reading == Reading::Upgraded
+        matches!(self.reading, Reading::Upgraded)
     }
 
     /// Whether a request is being received or answered (closeIdleConnections spares it).
@@ -435,11 +442,9 @@ impl Http1 {
             return None;
         }
         self.inflight = self.inflight.saturating_sub(completed);
-        if self.out.close_after {
-            // No more requests are served; llhttp still reports bytes after a request that
-            // asked to close (`KeepAlive::Closing` stays).
-            self.no_more_requests();
-        }
+        // A response that closes the connection does not stop the parser: as node's, it
+        // goes on with what the read held (those requests are served, their responses
+        // dropped) until the connection closes once the output is written.
         // The rest of the request body still goes to JS: the app may read it after
         // responding, and node's req._dump() decides when it is dropped.
         let idle = self.inflight == 0;

@@ -1,7 +1,12 @@
 //! HTTP/1.1 as bytes: no I/O, no N-API. Everything here is tested with byte slices.
 
+pub mod chars;
+#[cfg(test)]
+mod corpus_tests;
 pub mod date;
 pub mod decode;
 pub mod encode;
 pub mod errors;
 pub mod parse;
+#[cfg(test)]
+pub(crate) mod sim;

@@ -56,6 +56,7 @@ fn read_loop<S: Sink>(id: u64, drain: bool, scope: Ticks<'_, S>) {
                     if let Some(c) = r.conn(id) {
                         if used < n {
                             c.http.rbuf.extend_from_slice(&buf[used..n]);
+                            c.http.compact_input();
                         }
                     }
                     r.give_back_scratch(buf);
@@ -126,6 +127,7 @@ fn process_buffered<S: Sink>(id: u64, scope: Ticks<'_, S>) {
             } else {
                 rest
             };
+            c.http.compact_input();
         }
     });
 }
@@ -135,13 +137,17 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Option<(u32, Action)> {
     let now = r.now;
     let sid = r.conns.get(id)?.server;
     let s = r.servers.get(sid as usize)?.as_ref()?;
+    let mut parse = parse::Limits::new(s.cfg.max_header_size, s.has(S_LENIENT));
+    parse.max_header_fields = if s.cfg.max_headers > 0 {
+        s.cfg.max_headers
+    } else {
+        usize::MAX
+    };
     let lim = Limits {
         methods: &r.methods,
-        max_head: s.cfg.max_header_size,
-        lenient: s.has(S_LENIENT),
+        parse,
         upgrade: s.has(S_HAS_UPGRADE),
         connect: s.has(S_HAS_CONNECT),
-        max_headers: s.cfg.max_headers,
     };
     let server_timeout = s.cfg.timeout;
     let c = r.conns.get_mut(id)?;
@@ -187,7 +193,7 @@ fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
             }
             Action::BodyEnd(n, seq, t) => {
                 off += n;
-                S::body_end(id, seq, t.map(|(a, b)| &rest[a..b]));
+                S::body_end(id, seq, t.as_deref());
             }
             Action::Dispatch(n, d) => {
                 off += n;
@@ -230,9 +236,8 @@ fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
 /// socketOnError does ('clientError' when anyone listens, else node's default answer), since
 /// the server's 'clientError' emit is observable.
 fn client_error<S: Sink>(sid: u32, id: u64, e: ParseError, packet: Option<&[u8]>) {
-    // node reports a header section over maxHeaderSize at the end of the chunk it was
-    // parsing (one over maxHeadersCount where llhttp stopped: `at` is set).
-    let at = if e.code == "HPE_HEADER_OVERFLOW" && e.at == 0 {
+    // node reports a header overflow at the end of the chunk it was parsing.
+    let at = if e.code == "HPE_HEADER_OVERFLOW" {
         packet.map_or(0, |p| p.len()) as u32
     } else {
         e.at as u32
