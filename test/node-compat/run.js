@@ -38,11 +38,13 @@ Options:
                           run on stock Node without the preload (no expectations check)
   --update-expectations   rewrite this major's entries in expectations.json from the run
   --register FILE         preload FILE instead of lib/register.js
-  --node PATH|22|24       node binary to test (22/24: fetched via npm pack node-<os>-<arch>@N)
+  --node PATH|N|N.N.N     node binary to test: a path, a major (20, 22, 24, 26: the version
+                          pinned in node-binary.js) or an exact version, fetched with
+                          npm pack node-<os>-<arch>@VERSION into <cache>/node<major>/
   --node-src DIR          use this Node source tree (also NODE_SRC=DIR)
   --cache DIR             cache directory (default <repo>/.cache)
   --refresh               fetch the test tree again even if cached
-  --report FILE           JSON report (default <cache>/node-compat-last.json)
+  --report FILE           JSON report (default <cache>/node-compat-node<major>[-baseline].json)
   --list                  only list the selected tests
   -h, --help
 `;
@@ -95,7 +97,6 @@ function parseArgs(argv) {
   if (!(o.jobs >= 1)) throw new Error('--jobs must be a positive number');
   if (!(o.timeout > 0)) throw new Error('--timeout must be a positive number of seconds');
   if (o.update && !o.register) throw new Error('--update-expectations records fast-http results; it cannot be combined with --baseline');
-  o.report = o.report || path.join(o.cache, 'node-compat-last.json');
   return o;
 }
 
@@ -201,6 +202,10 @@ async function main() {
 
   const node = resolveNode(o.node, o.cache, log);
   const major = majorOf(node.version);
+  // One report per major and mode: it also orders the next run of the same
+  // kind (longest tests first), which another major's durations would not.
+  o.report = o.report ||
+    path.join(o.cache, `node-compat-node${major}${o.register ? '' : '-baseline'}.json`);
   const tree = await obtainNodeTests({
     nodeVersion: node.version, nodeSrc: o.nodeSrc, cacheDir: o.cache, refresh: o.refresh, log,
   });
