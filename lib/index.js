@@ -1,11 +1,11 @@
 'use strict';
 // fast-http: node:http's server API on a native core.
-const { Server, createServer, isFastHttpServer } = require('./server');
-const { IncomingMessage } = require('./incoming');
-const { ServerResponse } = require('./response');
+const { Server, createServer, isFastHttpServer } = require('./http/server');
+const { IncomingMessage } = require('./http/incoming');
+const { ServerResponse } = require('./http/response');
 const {
   METHODS, STATUS_CODES, validateHeaderName, validateHeaderValue, maxHeaderSize,
-} = require('./node-internals');
+} = require('./internal/node-internals');
 
 module.exports = {
   createServer,

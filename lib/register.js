@@ -3,14 +3,30 @@
 // app): node:http's server becomes fast-http's. The http module is patched when it is first
 // required, not loaded here, so startup stays as fast as before.
 const Module = require('node:module');
-const stats = require('./stats');
+const stats = require('./internal/stats');
 
 let patched = false;
+
+/**
+ * fast-http's API, or null when its addon cannot load: the app then keeps node:http, with
+ * one line on stderr, unless FAST_HTTP_REQUIRE_NATIVE=1 asks to fail instead.
+ */
+function loadFast() {
+  try {
+    return require('./index');
+  } catch (err) {
+    if (process.env.FAST_HTTP_REQUIRE_NATIVE === '1') throw err;
+    const why = String(err?.message ?? err).split('\n')[0];
+    process.stderr.write(`fast-http/register: keeping node:http (${why})\n`);
+    return null;
+  }
+}
 
 function patch(http) {
   if (patched) return http;
   patched = true;
-  const fast = require('./index');
+  const fast = loadFast();
+  if (fast === null) return http;
   http.createServer = fast.createServer;
   http.Server = fast.Server;
   http.IncomingMessage = fast.IncomingMessage;

@@ -26,7 +26,7 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { binaryName, packageName } = require('../lib/binding-name');
+const { binaryName, packageName } = require('../lib/internal/binary-name');
 
 const root = path.join(__dirname, '..');
 const pkg = require('../package.json');

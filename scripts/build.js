@@ -7,7 +7,7 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { binaryName } = require('../lib/binding-name');
+const { binaryName } = require('../lib/internal/binary-name');
 
 const root = path.join(__dirname, '..');
 const force = process.argv.includes('--force');

@@ -10,7 +10,7 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { packageName, triple } = require('../lib/binding-name');
+const { packageName, triple } = require('../lib/internal/binary-name');
 
 const root = path.join(__dirname, '..');
 const t = triple();

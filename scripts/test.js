@@ -51,7 +51,7 @@ function compatCounts(out) {
 
 function jsTestFiles() {
   const files = [];
-  for (const dir of ['test', 'test/wire']) {
+  for (const dir of ['test', 'test/wire', 'test/ecosystem']) {
     for (const f of fs.readdirSync(path.join(root, dir)).sort()) {
       if (/\.test\.(c?js|mjs)$/.test(f)) files.push(path.join(dir, f));
     }

@@ -1,13 +1,13 @@
 'use strict';
 // Write coalescing on upgraded sockets: the first write of a JS task goes out at once; later
-// small callback-less Buffer writes of the same task go out together after its microtasks.
-// Each flush trigger is checked by counting write(2) calls in the addon, and every test
-// checks that the bytes arrive complete and in order.
+// writes of the same task go out together after its microtasks (a batch passing 64 KB in
+// several writes). Each flush is checked by counting write(2) calls in
+// the addon, and every test checks that the bytes arrive complete and in order.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
 const fastHttp = require('..');
-const { binding } = require('../lib/native');
+const { binding } = require('../lib/internal/native');
 
 const writeCalls = () => binding.counters()[2];
 
@@ -80,12 +80,12 @@ test('a single write goes out at once', async () => {
   assert.deepEqual(received, b);
 });
 
-for (const [name, trigger] of [
-  ['a write with a callback', (s, b) => s.write(b, () => {})],
-  ['a string write', (s, b) => s.write(b.toString('latin1'), 'latin1')],
-  ['a write over 16 KB', (s) => s.write(Buffer.alloc(20000, 9))],
+for (const [name, trigger, expected] of [
+  ['a write with a callback', (s, b) => s.write(b, () => {}), 2],
+  ['a string write', (s, b) => s.write(b.toString('latin1'), 'latin1'), 2],
+  ['a write over 16 KB', (s) => s.write(Buffer.alloc(20000, 9)), 3],
 ]) {
-  test(`${name} flushes what is held first, in order`, async () => {
+  test(`${name} keeps its place among held writes`, async () => {
     const before = frames(3, 128, 0);
     const mid = Buffer.alloc(128, 200);
     const after = frames(3, 128, 10);
@@ -96,8 +96,9 @@ for (const [name, trigger] of [
       trigger(s, mid);
       for (const b of after) s.write(b);
     }, { expect: total });
-    // First write, then held + trigger together, then the rest after the microtasks.
-    assert.equal(calls, 3);
+    // The first write at once; the rest, in order, after the microtasks (what waits is
+    // written early once it passes the high-water mark).
+    assert.equal(calls, expected);
     assert.deepEqual(received, Buffer.concat([...before, midBytes, ...after]));
   });
 }
@@ -109,6 +110,26 @@ test('a batch passing 64 KB is written before the task ends', async () => {
   assert.equal(calls, 3);
   assert.deepEqual(received, Buffer.concat(bufs));
 });
+
+test('held writes count in writableLength; write() turns false past the high-water mark and drain follows',
+  async () => {
+    const bufs = frames(200, 128);
+    const { extra } = await run((s) => {
+      const lengths = [];
+      const results = [];
+      for (const b of bufs) {
+        results.push(s.write(b));
+        lengths.push(s.writableLength);
+      }
+      const seen = { lengths, results, hwm: s.writableHighWaterMark, drained: false };
+      s.once('drain', () => { seen.drained = s.writableLength === 0; });
+      return seen;
+    }, { expect: 200 * 128 });
+    // The first write went to the kernel; each later one waits for the end of the task.
+    assert.deepEqual(extra.lengths, bufs.map((b, i) => i * 128));
+    assert.deepEqual(extra.results, bufs.map((b, i) => i * 128 < extra.hwm));
+    assert.equal(extra.drained, true);
+  });
 
 test('end() sends what is held, then FIN', async () => {
   const bufs = frames(50, 128);

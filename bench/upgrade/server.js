@@ -12,7 +12,7 @@ const fs = require('node:fs');
 /** Write-class syscalls of this process: the addon's send() count for fast-http (syscw does
  * not see send()), /proc's syscw for node:http (libuv uses write/writev). */
 function writeCalls() {
-  if (process.argv[2] === 'fast') return require('../../lib/native').binding.counters()[2];
+  if (process.argv[2] === 'fast') return require('../../lib/internal/native').binding.counters()[2];
   return Number(/^syscw:\s+(\d+)/m.exec(fs.readFileSync('/proc/self/io', 'utf8'))[1]);
 }
 

@@ -42,6 +42,7 @@ pub const FLAGS: &[(&str, u32)] = &[
     ("S_KEEP_ALIVE", S_KEEP_ALIVE),
     ("S_HALF_OPEN", S_HALF_OPEN),
     ("S_LENIENT", S_LENIENT),
+    ("S_HAS_CLIENT_ERROR", S_HAS_CLIENT_ERROR),
 ];
 
 /// The table as a frozen-by-convention JS object.

@@ -72,15 +72,14 @@ const EXPORTS: &[Export] = &[
     ("serverFlags", server::flags),
     ("listenTcp", server::listen_tcp),
     ("listenUnix", server::listen_unix),
+    ("adoptListener", server::adopt_listener),
+    ("adoptConnection", server::adopt_connection),
     ("serverClose", server::close),
     ("serverFree", server::free),
     ("serverRef", server::set_ref),
     ("serverConns", server::conns),
     ("respond", response::respond),
     ("send", response::send),
-    ("writeHead", response::write_head),
-    ("write", response::write),
-    ("end", response::end),
     ("finish", response::finish),
     ("raw", socket::raw),
     ("flush", socket::flush),
@@ -237,6 +236,6 @@ export!(uncounted counters, |a| {
 export!(test_panic_on, |a| {
     let mut url = Vec::new();
     a.latin1_into(0, &mut url);
-    reactor::driver::test_hooks::arm(url);
+    reactor::test_hooks::arm(url);
     undef(&a)
 });

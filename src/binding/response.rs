@@ -1,6 +1,6 @@
 //! Responses: a whole response in one call (`respond`, node's implicit writeHead + end),
-//! a head node serialized plus the body (`send`), and the streaming pieces (`writeHead`,
-//! `write`, `end`, `finish`).
+//! a head node serialized plus the body (`send`); responses node's own code streams through
+//! the socket (`raw`, in socket.rs) end with `finish`.
 
 use super::napi::{self, Args, Env, Value};
 use super::{export, id_of};
@@ -298,20 +298,6 @@ export!(send, |a| {
     napi::f64v(a.env, q)
 });
 
-// writeHead(id, seq, status, reason|null, headerLines, flags, contentLength) -> queued | -1
-export!(write_head, |a| {
-    let (id, seq, status, flags) = (id_of(&a, 0), a.u32(1), a.u32(2) as u16, a.u32(5));
-    let cl = a.f64(6) as usize;
-    let q = with_output(id, seq as f64, false, false, 256, |r, out| {
-        put_head(r, &a, out, status, 3, 4, flags);
-        auto_headers_for(r, id, out, flags, cl);
-    });
-    if q >= 0.0 {
-        after(id, seq, false, false);
-    }
-    napi::f64v(a.env, q)
-});
-
 /// Marks that JS saw a full buffer, so it hears (drain) once the output is written.
 pub(super) fn want_drain(id: u64, queued: f64, hwm: f64) {
     if queued >= hwm && queued > 0.0 {
@@ -322,42 +308,6 @@ pub(super) fn want_drain(id: u64, queued: f64, hwm: f64) {
         });
     }
 }
-
-// write(id, seq, chunk, flags, highWaterMark) -> queued | -1
-export!(write, |a| {
-    let (id, seq, flags) = (id_of(&a, 0), a.u32(1), a.u32(3));
-    let body = body_of(&a, 2);
-    let env = a.env;
-    let q = with_output(id, seq as f64, false, false, 256, |_, out| {
-        put_body(env, out, &body, flags & R_FRAME != 0);
-    });
-    if q >= 0.0 {
-        after(id, seq, false, false);
-        want_drain(id, q, a.f64(4));
-    }
-    napi::f64v(a.env, q)
-});
-
-// end(id, seq, chunk|undefined, trailerLines|undefined, flags) -> queued | -1
-export!(end, |a| {
-    let (id, seq, flags) = (id_of(&a, 0), a.u32(1), a.u32(4));
-    let body = body_of(&a, 2);
-    let env = a.env;
-    let q = with_output(id, seq as f64, false, false, 256, |_, out| {
-        if flags & R_NO_BODY == 0 {
-            put_body(env, out, &body, flags & R_FRAME != 0);
-        }
-        if flags & R_FRAME != 0 {
-            let mut trailers = Vec::new();
-            a.latin1_into(3, &mut trailers);
-            encode::last_chunk(out, &trailers);
-        }
-    });
-    if q >= 0.0 {
-        after(id, seq, true, flags & R_CLOSE_AFTER != 0);
-    }
-    napi::f64v(a.env, q)
-});
 
 // finish(id, seq, close): a response written through the socket is complete.
 export!(finish, |a| {

@@ -150,6 +150,49 @@ export!(listen_unix, |a| {
     }
 });
 
+// adoptListener(sid, fd, backlog, dup) -> [address, family, port] | unixPath | -errno
+// listen({ fd }), listen(handle) and a cluster's shared handle: an open socket to accept on.
+export!(adopt_listener, |a| {
+    let (sid, fd, backlog, dup) = (a.u32(0), a.f64(1) as i32, a.u32(2) as i32, a.bool(3));
+    match net::adopt_listener(fd, backlog, dup) {
+        Err(e) => napi::i32v(a.env, errno_of(&e)),
+        Ok(l) => {
+            let addr = l.local_addr();
+            let path = l.unix_path();
+            match reactor::with(|r| r.register_listener(sid, l)) {
+                Some(Ok(())) => match path {
+                    Some(p) => napi::utf8(a.env, &p),
+                    None => addr_result(a.env, addr),
+                },
+                Some(Err(e)) => napi::i32v(a.env, errno_of(&e)),
+                None => napi::i32v(a.env, -libc::EINVAL),
+            }
+        }
+    }
+});
+
+// adoptConnection(sid, fd) -> [connId, wantsConnectionEvent] | -errno
+// A connection accepted elsewhere (a cluster primary's round-robin hand-off).
+export!(adopt_connection, |a| {
+    let (sid, fd) = (a.u32(0), a.f64(1) as i32);
+    let stream = match net::adopt_stream(fd) {
+        Ok(s) => s,
+        Err(e) => return napi::i32v(a.env, errno_of(&e)),
+    };
+    match reactor::with(|r| {
+        r.now_ms();
+        r.admit(sid, stream)
+    })
+    .flatten()
+    {
+        Some((id, tell)) => napi::array(
+            a.env,
+            &[napi::f64v(a.env, id as f64), napi::boolean(a.env, tell)],
+        ),
+        None => napi::i32v(a.env, -libc::EMFILE),
+    }
+});
+
 // serverClose(sid) -> connections still open
 export!(close, |a| {
     let n = reactor::with(|r| r.close_listener(a.u32(0))).unwrap_or(0);

@@ -24,6 +24,8 @@ pub enum Cb {
     Drain,
     /// (connId, errno)
     Close,
+    /// (serverId, connId, errno): a connection JS never saw failed
+    Reset,
     /// (connId, serverId)
     Timeout,
     /// (serverId, connId, code, reason, rawPacket|undefined, bytesParsed)
@@ -42,12 +44,13 @@ pub enum Cb {
     InternalError,
 }
 
-pub const CALLBACK_NAMES: [&str; 13] = [
+pub const CALLBACK_NAMES: [&str; 14] = [
     "onRequest",
     "onBody",
     "onBodyEnd",
     "onDrain",
     "onClose",
+    "onReset",
     "onTimeout",
     "onClientError",
     "onConnection",
@@ -359,6 +362,12 @@ impl Sink for JsSink {
     fn close(id: u64, errno: i32) {
         call(Cb::Close, Some(id), |env| {
             [f64v(env, id), napi::i32v(env, errno)]
+        });
+    }
+
+    fn reset(sid: u32, id: u64, errno: i32) {
+        call(Cb::Reset, Some(id), |env| {
+            [napi::u32v(env, sid), f64v(env, id), napi::i32v(env, errno)]
         });
     }
 

@@ -8,51 +8,41 @@ use crate::conn::{Pinned, Writing};
 use crate::reactor::{self, C_JS_WATCH, C_TAP};
 use ::napi::sys;
 
-/// Held (deferred) bytes past which a coalescing batch is written at once.
-const COALESCE_LIMIT: usize = 64 * 1024;
 /// Buffers from this size are queued by reference instead of copied (off the V8 heap, so
 /// their memory never moves; node's writev keeps Buffers the same way).
 const PIN_MIN: usize = 16 * 1024;
 
-// raw(id, seq (-1 = the active response), data, latin1?, highWaterMark, defer?)
-//   -> bytes still unsent after trying to write | 0 when held (defer) | -1 when closed
-// With `defer` the bytes wait in the connection's queue for flush() (write coalescing on
-// upgraded sockets), unless the held batch passes COALESCE_LIMIT.
-export!(raw, |a| {
-    let id = id_of(&a, 0);
-    let seq = a.f64(1);
-    let latin1 = a.bool(3);
-    let hwm = a.f64(4);
-    let defer = a.bool(5);
-    let env = a.env;
-    // Appended straight into the connection's queue: this is the per-write hot path of
-    // upgraded sockets.
-    let q = reactor::with(|r| {
+/// Appends one chunk (a Buffer / TypedArray, or a string as latin1 or UTF-8) to the active
+/// response of connection `id`. Returns the bytes not yet written of what may be written
+/// now (pipelined responses waiting their turn do not count: they wait on this one), -1
+/// when the connection is gone or its writing side is shut.
+fn append(env: sys::napi_env, id: u64, v: Value, latin1: bool) -> f64 {
+    let mut kind = sys::ValueType::napi_undefined;
+    // SAFETY: v is a live value of the current call.
+    unsafe { sys::napi_typeof(env, v, &mut kind) };
+    reactor::with(|r| {
         let Some(c) = r.conn(id) else { return -1.0 };
         if c.http.writing == Writing::Shut {
             return -1.0;
         }
         let out = &mut c.http.out;
-        let seq = if seq < 0.0 { out.active } else { seq as u32 };
-        let active = seq == out.active;
-        if a.kind(2) == sys::ValueType::napi_string {
+        let seq = out.active;
+        if kind == sys::ValueType::napi_string {
             let enc = if latin1 {
                 napi::Encoding::Latin1
             } else {
                 napi::Encoding::Utf8
             };
             let Some(t) = out.tail(seq) else {
-                return out.queued() as f64;
+                return out.unsent() as f64;
             };
             let before = t.len();
-            napi::string_into(env, a.argv[2], t, enc);
+            napi::string_into(env, v, t, enc);
             let n = t.len() - before;
-            if active {
-                out.pushed(n);
-            }
-        } else if let Some(b) = a.bytes(2) {
-            let keep = if active && b.len() >= PIN_MIN {
-                napi::JsRef::new(env, a.argv[2])
+            out.pushed(n);
+        } else if let Some(b) = napi::bytes_of(env, v) {
+            let keep = if b.len() >= PIN_MIN {
+                napi::JsRef::new(env, v)
             } else {
                 None
             };
@@ -65,42 +55,52 @@ export!(raw, |a| {
                 }
                 None => {
                     let Some(t) = out.tail(seq) else {
-                        return out.queued() as f64;
+                        return out.unsent() as f64;
                     };
                     t.extend_from_slice(b);
-                    if active {
-                        out.pushed(b.len());
-                    }
+                    out.pushed(b.len());
                 }
             }
         }
-        out.queued() as f64
+        out.unsent() as f64
     })
-    .unwrap_or(-1.0);
-    if q < 0.0 {
-        return napi::f64v(a.env, q);
-    }
-    if defer && q as usize <= COALESCE_LIMIT {
-        // Held, not refused: no backpressure yet.
-        return napi::f64v(a.env, 0.0);
-    }
-    // What the kernel did not take (inside a batch, everything until the batch ends).
+    .unwrap_or(-1.0)
+}
+
+/// Queues what was appended for writing (at once outside a batch, at its end inside one)
+/// and returns what is still unsent; past the high-water mark JS hears (drain) once it is
+/// written.
+fn write_out(id: u64, hwm: f64) -> f64 {
     let left = reactor::with(|r| {
         r.after_write(id);
-        r.conn(id)
-            .map(|c| c.http.out.queued() as f64)
-            .unwrap_or(-1.0)
+        r.conn(id).map_or(-1.0, |c| c.http.out.unsent() as f64)
     })
     .unwrap_or(-1.0);
     want_drain(id, left, hwm);
-    napi::f64v(a.env, left)
+    left
+}
+
+// raw(id, data, latin1?, highWaterMark, defer?) -> bytes still unsent | -1 when closed
+// One chunk of the socket's own writes (upgraded sockets, node's response path). With
+// `defer` it waits in the queue for flush() unless the queue passes the high-water mark.
+export!(raw, |a| {
+    let id = id_of(&a, 0);
+    let hwm = a.f64(3);
+    let Some(v) = a.get(1) else {
+        return napi::f64v(a.env, -1.0);
+    };
+    let q = append(a.env, id, v, a.bool(2));
+    if q < 0.0 || (a.bool(4) && q < hwm) {
+        return napi::f64v(a.env, q);
+    }
+    napi::f64v(a.env, write_out(id, hwm))
 });
 
-// flush(id): write what coalescing held back (end of the JS task's microtasks).
+// flush(id, highWaterMark) -> bytes still unsent | -1: writes what deferred writes queued
+// (the end of the JS task that wrote them).
 export!(flush, |a| {
-    let id = id_of(&a, 0);
-    reactor::with(|r| r.after_write(id));
-    undef(&a)
+    let q = write_out(id_of(&a, 0), a.f64(1));
+    napi::f64v(a.env, q)
 });
 
 // flushAll(): the process is about to exit; what was ended goes to the kernel now.

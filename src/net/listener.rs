@@ -7,7 +7,7 @@ use super::sys::{self, cvt, set_int_opt};
 use mio::net::{TcpListener, UnixListener};
 use std::io;
 use std::net::{IpAddr, SocketAddr};
-use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 
 pub enum Listener {
     Tcp(TcpListener),
@@ -93,6 +93,68 @@ fn sockaddr(addr: &SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
     }
 }
 
+/// Takes over a listening (or bound) socket JS hands over: `listen({ fd })`, a handle, a
+/// cluster's shared handle. With `dup` the socket is used through a new descriptor and the
+/// caller keeps its own; without, the listener owns `fd` and closes it. Listens with
+/// `backlog` (as libuv's uv_listen on an adopted handle does).
+pub fn adopt_listener(fd: RawFd, backlog: i32, dup: bool) -> io::Result<Listener> {
+    let family = sys::socket_family(fd)?;
+    let fd = if dup { sys::dup(fd)? } else { fd };
+    let owned = || {
+        sys::adopt_fd(fd)?;
+        // SAFETY: fd is an open socket.
+        cvt(unsafe { libc::listen(fd, backlog) })?;
+        Ok(())
+    };
+    let result: io::Result<()> = owned();
+    if let Err(e) = result {
+        if dup {
+            // SAFETY: the duplicate is ours and nobody else has seen it.
+            unsafe { libc::close(fd) };
+        }
+        return Err(e);
+    }
+    // SAFETY: fd is an open listening socket of `family`, owned from here on.
+    Ok(unsafe {
+        if family == libc::AF_UNIX {
+            // No path: an adopted socket's file is not ours to remove.
+            Listener::Unix(
+                UnixListener::from_std(std::os::unix::net::UnixListener::from_raw_fd(fd)),
+                String::new(),
+            )
+        } else {
+            Listener::Tcp(TcpListener::from_std(std::net::TcpListener::from_raw_fd(
+                fd,
+            )))
+        }
+    })
+}
+
+/// Takes over an accepted connection JS hands over (a cluster primary's round-robin
+/// connection) through a new descriptor; the caller closes its own.
+pub fn adopt_stream(fd: RawFd) -> io::Result<Stream> {
+    let family = sys::socket_family(fd)?;
+    let fd = sys::dup(fd)?;
+    if let Err(e) = sys::adopt_fd(fd) {
+        // SAFETY: the duplicate is ours and nobody else has seen it.
+        unsafe { libc::close(fd) };
+        return Err(e);
+    }
+    sys::prepare_accepted(fd);
+    // SAFETY: fd is an open connected socket of `family`, owned from here on.
+    Ok(unsafe {
+        if family == libc::AF_UNIX {
+            Stream::Unix(mio::net::UnixStream::from_std(
+                std::os::unix::net::UnixStream::from_raw_fd(fd),
+            ))
+        } else {
+            Stream::Tcp(mio::net::TcpStream::from_std(
+                std::net::TcpStream::from_raw_fd(fd),
+            ))
+        }
+    })
+}
+
 impl Listener {
     pub fn accept(&self) -> io::Result<Stream> {
         let stream = match self {
@@ -107,6 +169,19 @@ impl Listener {
         match self {
             Listener::Tcp(l) => l.local_addr().ok(),
             Listener::Unix(..) => None,
+        }
+    }
+
+    /// The path a unix listener is bound to ("" for an unnamed one); None for TCP.
+    pub fn unix_path(&self) -> Option<String> {
+        match self {
+            Listener::Tcp(_) => None,
+            Listener::Unix(l, _) => Some(
+                l.local_addr()
+                    .ok()
+                    .and_then(|a| a.as_pathname().map(|p| p.to_string_lossy().into_owned()))
+                    .unwrap_or_default(),
+            ),
         }
     }
 }

@@ -6,5 +6,5 @@ pub mod listener;
 pub mod stream;
 mod sys;
 
-pub use listener::{listen_tcp, listen_unix, Listener, TcpOptions};
+pub use listener::{adopt_listener, adopt_stream, listen_tcp, listen_unix, Listener, TcpOptions};
 pub use stream::Stream;

@@ -106,3 +106,31 @@ pub(super) const TCP_KEEPALIVE_IDLE: libc::c_int = libc::TCP_KEEPIDLE;
 /// macOS calls it TCP_KEEPALIVE (same meaning, seconds; libuv uses it there too).
 #[cfg(target_os = "macos")]
 pub(super) const TCP_KEEPALIVE_IDLE: libc::c_int = libc::TCP_KEEPALIVE;
+
+/// The address family of an open socket (AF_INET, AF_INET6, AF_UNIX).
+pub(super) fn socket_family(fd: RawFd) -> io::Result<libc::c_int> {
+    // SAFETY: all-zero is a valid sockaddr_storage.
+    let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+    // SAFETY: storage has room for `len` bytes; getsockname writes at most that.
+    cvt(unsafe { libc::getsockname(fd, &mut storage as *mut _ as *mut libc::sockaddr, &mut len) })?;
+    Ok(storage.ss_family as libc::c_int)
+}
+
+/// Makes a socket someone else created non-blocking and close-on-exec.
+pub(super) fn adopt_fd(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fd is an open descriptor the caller owns; F_GETFL/F_SETFL/F_SETFD only change
+    // its flags.
+    unsafe {
+        let flags = cvt(libc::fcntl(fd, libc::F_GETFL))?;
+        cvt(libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK))?;
+        cvt(libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC))?;
+    }
+    Ok(())
+}
+
+/// A new descriptor for the same socket (the caller owns it).
+pub(super) fn dup(fd: RawFd) -> io::Result<RawFd> {
+    // SAFETY: F_DUPFD_CLOEXEC on an open descriptor returns a new one we own.
+    cvt(unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) })
+}

@@ -124,6 +124,7 @@ fn run_deferred<S: Sink>() -> bool {
         ran = true;
         match d {
             Deferred::Close(id, errno) => S::close(id, errno),
+            Deferred::Reset(sid, id, errno) => S::reset(sid, id, errno),
             Deferred::Drain(id) => S::drain(id),
             Deferred::End(id) => S::end(id),
             Deferred::Shutdown(id) => S::shutdown(id),

@@ -184,33 +184,3 @@ unsafe extern "C" fn on_kick<S: Sink>(_h: *mut uv::uv_handle_t) {
 unsafe extern "C" fn on_idle<S: Sink>(_h: *mut uv::uv_handle_t) {
     let _ = catch_unwind(run_yielded::<S>);
 }
-
-/// A panic on demand, to test that one is contained (`--features test-hooks` only).
-#[cfg(feature = "test-hooks")]
-pub mod test_hooks {
-    use std::cell::RefCell;
-
-    thread_local! {
-        static PANIC_URL: RefCell<Option<Vec<u8>>> = const { RefCell::new(None) };
-    }
-
-    /// The next request for `url` panics inside the batch that dispatches it.
-    pub fn arm(url: Vec<u8>) {
-        PANIC_URL.with(|p| *p.borrow_mut() = Some(url));
-    }
-
-    pub fn maybe_panic(url: &[u8]) {
-        let hit = PANIC_URL.with(|p| {
-            let mut p = p.borrow_mut();
-            if p.as_deref() == Some(url) {
-                *p = None;
-                true
-            } else {
-                false
-            }
-        });
-        if hit {
-            panic!("test hook: panic on {}", String::from_utf8_lossy(url));
-        }
-    }
-}

@@ -179,7 +179,7 @@ fn process<S: Sink>(id: u64, input: &[u8]) -> usize {
             Action::Dispatch(n, d) => {
                 off += n;
                 #[cfg(feature = "test-hooks")]
-                super::driver::test_hooks::maybe_panic(&rest[d.url.0..d.url.1]);
+                super::test_hooks::maybe_panic(&rest[d.url.0..d.url.1]);
                 S::request(&Request {
                     sid,
                     id,

@@ -1,6 +1,6 @@
 //! Socket I/O: accepting, reading, writing the output queue, closing.
 
-use super::server::{S_HAS_CONNECTION, S_KEEP_ALIVE, S_NO_DELAY};
+use super::server::{S_HAS_CLIENT_ERROR, S_HAS_CONNECTION, S_KEEP_ALIVE, S_NO_DELAY};
 use super::sink::Sink;
 use super::*;
 use crate::conn::out::MAX_SLICES;
@@ -341,6 +341,10 @@ impl Reactor {
         drop(c);
         if notify {
             self.defer(Deferred::Close(id, errno));
+        } else if errno < 0 && self.server(sid).map(|s| s.has(S_HAS_CLIENT_ERROR)) == Some(true) {
+            // node's socket for it existed from the accept, and its read error became a
+            // 'clientError' (a reset before any request).
+            self.defer(Deferred::Reset(sid, id, errno));
         }
         self.defer(Deferred::Released(id));
         if let Some(s) = self.server(sid) {

@@ -14,6 +14,8 @@ pub mod io;
 pub mod server;
 pub mod sink;
 pub mod slots;
+#[cfg(feature = "test-hooks")]
+pub mod test_hooks;
 pub mod timers;
 pub mod uv;
 
@@ -103,6 +105,8 @@ pub struct Stats {
 /// them from inside one of its own calls.
 enum Deferred {
     Close(u64, i32),
+    /// A connection JS never saw failed (server id, connection id, errno).
+    Reset(u32, u64, i32),
     Drain(u64),
     End(u64),
     Shutdown(u64),

@@ -14,6 +14,8 @@ pub const S_KEEP_ALIVE: u32 = 1 << 6;
 pub const S_HALF_OPEN: u32 = 1 << 7;
 /// insecureHTTPParser: llhttp's lenient header parsing.
 pub const S_LENIENT: u32 = 1 << 8;
+/// The server listens for 'clientError': a connection reset before JS knew of it is told.
+pub const S_HAS_CLIENT_ERROR: u32 = 1 << 9;
 
 pub struct ServerCfg {
     pub max_header_size: usize,

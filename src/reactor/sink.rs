@@ -43,6 +43,8 @@ pub trait Sink {
     /// The output written after JS saw a full buffer is gone.
     fn drain(id: u64);
     fn close(id: u64, errno: i32);
+    /// A connection JS holds nothing for failed with `errno` (a reset before any request).
+    fn reset(sid: u32, id: u64, errno: i32);
     /// The peer ended its side.
     fn end(id: u64);
     /// FIN went out after JS ended the socket.

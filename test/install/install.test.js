@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { after, before, test } = require('node:test');
-const { binaryName, packageName, triple } = require('../../lib/binding-name');
+const { binaryName, packageName, triple } = require('../../lib/internal/binary-name');
 const { stagePackage } = require('../../scripts/build-platforms');
 
 const root = path.join(__dirname, '..', '..');
@@ -152,7 +152,7 @@ test('npm pack: the main package ships sources and scripts, no binaries or build
   const unwanted = files.filter((f) =>
     /\.node$|^(target|test|bench|npm|dist|\.cache)\//.test(f));
   assert.deepStrictEqual(unwanted, []);
-  for (const f of ['lib/index.js', 'lib/binding.js', 'scripts/install.js', 'scripts/build.js',
+  for (const f of ['lib/index.js', 'lib/internal/native.js', 'scripts/install.js', 'scripts/build.js',
     'Cargo.toml', 'Cargo.lock', 'build.rs', 'src/lib.rs', 'index.d.ts']) {
     assert.ok(files.includes(f), `${f} is in the tarball`);
   }
@@ -207,7 +207,7 @@ test('FAST_HTTP_ADDON_PATH: a missing or corrupt file is the same clear error', 
   const corrupt = path.join(tmp, 'corrupt.node');
   fs.writeFileSync(corrupt, 'not a shared library');
   const script = `
-    try { require(${JSON.stringify(path.join(root, 'lib', 'binding.js'))}); console.log('{}'); }
+    try { require(${JSON.stringify(path.join(root, 'lib', 'internal', 'native.js'))}); console.log('{}'); }
     catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }`;
   for (const file of [path.join(tmp, 'missing.node'), corrupt]) {
     const res = run(tmp, script, { FAST_HTTP_ADDON_PATH: file });

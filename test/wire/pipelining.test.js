@@ -96,3 +96,21 @@ test('bytes after a Connection: close request, responses immediate', (t) => comp
   handler: (req, res) => res.end(`response for ${req.url}\n`),
   request: pipelined(4, { 1: ['Connection: close'] }),
 }));
+
+// A response streamed over time while a later one, at least the socket's high-water mark
+// long, ends and waits: the later one's bytes must not count as backpressure on the
+// earlier one (it could never drain), or the connection hangs.
+for (const size of [16 * 1024, 70000, 1024 * 1024]) {
+  test(`a streamed response ahead of a waiting ${size}-byte one`, (t) => compare(t, {
+    handler: (req, res) => {
+      if (req.url === '/0') {
+        res.write('a');
+        setTimeout(() => res.end('b'), 50);
+      } else {
+        res.end(Buffer.alloc(size, 120));
+      }
+    },
+    request: pipelined(2),
+    until: 2,
+  }));
+}

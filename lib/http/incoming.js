@@ -4,11 +4,11 @@
 // equivalents). Every other behaviour is node's.
 const {
   NodeIncomingMessage, kHeaders, kHeadersCount, kTrailers, kTrailersCount, sameInstances,
-} = require('./node-internals');
-const { kHeaderBlock, kRawHeaders, kTrailerBlock, kRawTrailers } = require('./symbols');
+} = require('../internal/node-internals');
+const { kHeaderBlock, kRawHeaders, kTrailerBlock, kRawTrailers } = require('../internal/symbols');
 const {
   lazyOf, materialize, defineLazyGetters, lazyStateFor,
-} = require('./lazy-request-stream');
+} = require('../internal/lazy-request-stream');
 
 /** node's default parser.maxHeaderPairs: entries (names and values) kept per message. */
 const MAX_HEADER_ENTRIES = 2000;

@@ -8,11 +8,16 @@
 // In a git checkout of fast-http, 3 comes before 2: the local build is the code under
 // development, and a published package npm put in the checkout's node_modules would be stale.
 // When nothing loads, ONE error (code ERR_FAST_HTTP_NO_ADDON) says what was tried and what to do.
+//
+// The native boundary of lib/, in one file: the addon, the flag values it defines (F_* request
+// facts, R_* how to write a response, S_* server settings: src/binding/flags.rs), the server
+// options it takes, the JS objects it refers to by id, and its one-time init.
 const fs = require('node:fs');
 const path = require('node:path');
-const { binaryName, packageName, triple } = require('./binding-name');
+const { binaryName, packageName, triple } = require('./binary-name');
+const { METHODS, STATUS_CODES } = require('./node-internals');
 
-const root = path.join(__dirname, '..');
+const root = path.join(__dirname, '..', '..');
 
 function prebuiltTriples() {
   try {
@@ -96,4 +101,28 @@ function load() {
   throw noAddon(t, tried, tried.cause);
 }
 
-module.exports = load();
+const binding = load();
+
+/** The addon's flag values (JS never keeps its own copies). */
+const flags = Object.freeze({ ...binding.flags });
+
+/** Server objects by native server id. */
+const servers = [];
+/** Socket objects by native connection id, for connections JS holds objects for. */
+const sockets = new Map();
+
+let initialized = false;
+
+/** Gives the addon the JS callbacks it calls for native events (once per thread). */
+function init(handlers) {
+  if (initialized) return;
+  initialized = true;
+  const codes = [];
+  for (const code of Object.keys(STATUS_CODES)) codes.push(Number(code), STATUS_CODES[code]);
+  binding.init(handlers, METHODS, codes);
+  // node:http writes an ended response at once, so it reaches the client even when the
+  // process exits right after: write what is queued before this one exits.
+  process.on('exit', binding.flushAll);
+}
+
+module.exports = { binding, flags, servers, sockets, init };

@@ -2,9 +2,9 @@
 // Connections the addon cannot serve — a JS socket handed to the server with
 // `server.emit('connection', socket)` — run through Node's own http machinery: a hidden
 // node:http Server with the same settings parses them and re-emits its events on ours.
-const { NodeServer } = require('./node-internals');
-const { kShadow, kFallbackSockets } = require('./symbols');
-const stats = require('./stats');
+const { NodeServer } = require('../internal/node-internals');
+const { kShadow, kFallbackSockets } = require('../internal/symbols');
+const stats = require('../internal/stats');
 
 const FORWARDED = new Set([
   'request', 'checkContinue', 'checkExpectation', 'upgrade', 'connect', 'clientError',

@@ -5,23 +5,24 @@
 const {
   F_HTTP11, F_KEEP_ALIVE, F_UPGRADE, F_EXPECT_CONTINUE,
   F_EXPECT_OTHER, F_BODY_DONE, F_HOST, F_CONNECT,
-} = require('./flags');
-const { binding, servers, sockets, init } = require('./native');
+} = require('../internal/native').flags;
+const { binding, servers, sockets, init } = require('../internal/native');
 const {
   METHODS, kIncomingMessage, kServerResponse, kUniqueHeaders, kNeedDrain,
-} = require('./node-internals');
+} = require('../internal/node-internals');
 const { FastSocket, toRaw, MODE_HTTP, kLazy } = require('./socket');
 const {
   IncomingMessage, newBodylessRequest, setHeaderBlock, setTrailerBlock,
 } = require('./incoming');
 const {
   makeLazy, lazyOf, lazyEnd, lazyDump, watchEnd, onDumpedEnd,
-} = require('./lazy-request-stream');
+} = require('../internal/lazy-request-stream');
 const { ConnState } = require('./conn-state');
-const errors = require('./errors');
+const diagnostics = require('./diagnostics');
+const errors = require('../internal/errors');
 const {
   kId, kSeq, kState, kNativeDone, kBodyReq, kEagerHeaders, kMode, kParser, kIncoming, kConfig,
-} = require('./symbols');
+} = require('../internal/symbols');
 
 const EMPTY = Buffer.alloc(0);
 
@@ -50,7 +51,9 @@ function socketFor(server, id) {
 function onConnection(sid, id) {
   const server = servers[sid];
   if (server === undefined) return;
-  server.emit('connection', socketFor(server, id));
+  const socket = socketFor(server, id);
+  server.emit('connection', socket);
+  if (diagnostics.serverSocket.hasSubscribers) diagnostics.serverSocket.publish({ socket });
 }
 
 function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
@@ -117,6 +120,9 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   res[kUniqueHeaders] = server[kUniqueHeaders];
   res[kSeq] = seq;
   res._onPendingData = onPendingData;
+  if (diagnostics.requestStart.hasSubscribers) {
+    diagnostics.requestStart.publish({ request: req, response: res, socket, server });
+  }
 
   if (socket._httpMessage) {
     state.pushOutgoing(res);
@@ -249,6 +255,9 @@ function resOnFinish() {
   const socket = req.socket;
   const state = socket[kState];
   if (state === null) return;
+  if (diagnostics.responseFinish.hasSubscribers) {
+    diagnostics.responseFinish.publish({ request: req, response: res, socket, server: socket.server });
+  }
   // Pipelined responses may finish out of order (the addon keeps the wire order).
   state.removeIncoming(req);
   if (!req._consuming) {
@@ -343,6 +352,12 @@ function socketOnDrain() {
 function onClose(id, errno) {
   const socket = sockets.get(id);
   if (socket !== undefined) socket._onClose(errno);
+}
+
+/** A connection JS had no socket for failed: node's socket existed since the accept. */
+function onReset(sid, id, errno) {
+  const server = servers[sid];
+  if (server !== undefined) socketFor(server, id)._onClose(errno);
 }
 
 function socketOnClose() {
@@ -453,8 +468,8 @@ function onServerDrained(sid) {
 }
 
 init({
-  onRequest, onBody, onBodyEnd, onDrain, onClose, onTimeout, onClientError, onConnection,
+  onRequest, onBody, onBodyEnd, onDrain, onClose, onReset, onTimeout, onClientError, onConnection,
   onData, onEnd, onServerDrained, onShutdown, onInternalError,
 });
 
-module.exports = { socketFor };
+module.exports = { socketFor, onConnection };

@@ -9,13 +9,13 @@ const { isUint8Array } = require('node:util/types');
 const { FastSocket, kLazy } = require('./socket');
 const {
   NodeServerResponse, nodeEnd, kCorked, kOutHeaders, sameInstances,
-} = require('./node-internals');
-const { binding } = require('./native');
-const { kId, kSeq, kNativeDone, kMode, kState, kHead } = require('./symbols');
+} = require('../internal/node-internals');
+const { binding } = require('../internal/native');
+const { kId, kSeq, kNativeDone, kMode, kState, kHead } = require('../internal/symbols');
 const {
   implicitHead, explicitHead, headText, bodyFlags, checkName, checkValue,
 } = require('./response-head');
-const { R_NO_BODY, R_TENTATIVE, R_UTF8_HEAD } = require('./flags');
+const { R_NO_BODY, R_TENTATIVE, R_UTF8_HEAD } = require('../internal/native').flags;
 
 /**
  * node writes the head together with the first body chunk when that chunk is a string

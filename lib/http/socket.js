@@ -4,29 +4,20 @@
 // `instanceof net.Socket` holds, with the net.Socket surface apps use backed by the native
 // connection. In HTTP mode the addon parses the bytes; in raw mode they arrive as 'data'.
 const { Duplex, Readable } = require('node:stream');
-const { LazyDuplex, defineLazyGetters, materialize, kLazy } = require('./lazy-duplex');
-const { binding, sockets } = require('./native');
-const errors = require('./errors');
+const { defineLazyGetters, materialize, kLazy } = require('../internal/lazy-duplex');
+const { WritingSocket, coalesceWrites, sendHeldWrites } = require('./socket-write');
+const { binding, sockets } = require('../internal/native');
+const errors = require('../internal/errors');
 const {
-  kId, kMode, kPendingWrites, kAddress, kClosed, kState, kReadPaused, kTapping, kParser,
+  kId, kMode, kAddress, kClosed, kState, kReadPaused, kTapping, kParser,
   kIncoming,
-} = require('./symbols');
+} = require('../internal/symbols');
 const { HTTPParser } = require('_http_common');
-const { isUint8Array } = require('node:util/types');
-
-/** Writes up to this size may be coalesced with others of the same task. */
-const COALESCE_MAX_WRITE = 16 * 1024;
-const kRawWrites = Symbol('fast-http.rawWrites');
-const kFinalCallback = Symbol('fast-http.finalCallback');
 
 const kOnTimeout = HTTPParser.kOnTimeout | 0;
 
 const MODE_HTTP = 0;
 const MODE_RAW = 1;
-
-function isLatin1(encoding) {
-  return encoding === 'latin1' || encoding === 'binary' || encoding === 'ascii';
-}
 
 /** One options object per high-water mark, shared by the sockets until their states exist. */
 const optionsByHwm = new Map();
@@ -39,13 +30,12 @@ function streamOptions(highWaterMark) {
   return o;
 }
 
-class FastSocket extends LazyDuplex {
+class FastSocket extends WritingSocket {
   constructor(server, id) {
     super(streamOptions(server?.highWaterMark));
     this[kId] = id;
     this[kMode] = MODE_HTTP;
     this[kClosed] = false;
-    this[kRawWrites] = null;
     this[kState] = null;
     this.server = server;
     this._server = server;
@@ -80,118 +70,6 @@ class FastSocket extends LazyDuplex {
     this[kParser] = value;
   }
 
-  _write(chunk, encoding, cb) {
-    const w = this[kRawWrites];
-    if (w === null) return this._send(chunk, encoding, cb, false, false);
-    const coalesce = w.next;
-    w.next = false;
-    this._send(chunk, encoding, cb, false, coalesce);
-  }
-
-  _writev(chunks, cb) {
-    // A corked batch goes out with one write: hold all but the last chunk. The batch as a
-    // whole may wait for the end of the task when each of its writes could (ws sends every
-    // frame as a corked header + payload pair).
-    const w = this[kRawWrites];
-    const coalesce = w !== null && w.batch;
-    if (w !== null) w.batch = true;
-    const last = chunks.length - 1;
-    for (let i = 0; i < last; i++) {
-      this._send(chunks[i].chunk, chunks[i].encoding, null, true, false);
-    }
-    this._send(chunks[last].chunk, chunks[last].encoding, cb, false, coalesce);
-  }
-
-  /**
-   * Write coalescing on upgraded sockets (after Bun's): the first write of a JS task goes
-   * to the kernel at once; later callback-less Buffer writes of at most 16 KB in the same
-   * task wait in the addon and go out together once the task's microtasks have run. Any
-   * other write (callback, string, larger), end() or destroy() sends what is held first,
-   * so order, write() results, callbacks, 'finish' and bytesWritten do not change.
-   */
-  write(chunk, encoding, cb) {
-    const w = this[kRawWrites];
-    if (w !== null) {
-      const small = typeof encoding !== 'function' && typeof cb !== 'function' &&
-        isUint8Array(chunk) && chunk.byteLength <= COALESCE_MAX_WRITE;
-      // Upgraded sockets always have their states (toRaw): read them directly, not through
-      // the getters that answer for sockets without states.
-      const ws = this._writableState;
-      if (small && !this[kClosed] && !w.refused && ws.length === 0 && ws.corked === 0 &&
-          !ws.ending && !ws.destroyed) {
-        // A callback-less write to an idle Writable completes at once and leaves nothing
-        // buffered, so skipping the Writable bookkeeping changes nothing visible. The first
-        // one of a task is sent now, the next ones are held for the end of the task.
-        const hold = w.inTask;
-        if (hold) {
-          w.held = true;
-        } else {
-          this._startTask();
-        }
-        const hwm = ws.highWaterMark;
-        const left = binding.raw(this[kId], -1, chunk, false, hwm, hold);
-        if (left < hwm) return true;
-        // The batch went out and the kernel refused part of it: backpressure, and 'drain'
-        // once it is taken (onDrain).
-        w.refused = true;
-        return false;
-      }
-      if (ws.corked !== 0) w.batch &&= small;
-      else w.next = small;
-    }
-    return Duplex.prototype.write.call(this, chunk, encoding, cb);
-  }
-
-  /**
-   * Hands bytes to the addon; the callback waits while its queue is past highWaterMark.
-   * `hold`: part of a batch whose last write follows; `coalesce`: may wait for the task end.
-   */
-  _send(chunk, encoding, cb, hold, coalesce) {
-    let latin1 = false;
-    if (typeof chunk === 'string') {
-      if (isLatin1(encoding)) latin1 = true;
-      else if (encoding && encoding !== 'utf8' && encoding !== 'utf-8' && encoding !== 'buffer') {
-        chunk = Buffer.from(chunk, encoding);
-      }
-    }
-    const hwm = this.writableHighWaterMark;
-    let defer = hold;
-    const w = this[kRawWrites];
-    if (w !== null) {
-      defer = hold || (coalesce && w.inTask);
-      if (defer) w.held = true;
-      if (!w.inTask) this._startTask();
-    }
-    // Held bytes have not been offered to the kernel yet, so they are no backpressure.
-    const queued = binding.raw(this[kId], -1, chunk, latin1, defer ? Infinity : hwm, defer);
-    if (cb === null) return;
-    if (!defer && queued >= hwm) {
-      const held = this[kPendingWrites];
-      this[kPendingWrites] = held === null ? cb : [].concat(held, cb);
-    } else {
-      cb();
-    }
-  }
-
-  /** net.Socket ends with a shutdown request: 'finish' once FIN follows every queued byte. */
-  _final(cb) {
-    if (this[kClosed]) {
-      cb();
-      return;
-    }
-    this[kFinalCallback] = cb;
-    binding.shutdown(this[kId]);
-  }
-
-  /** FIN went out after every queued byte (the shutdown request completed). */
-  _onShutdown() {
-    const cb = this[kFinalCallback];
-    if (cb !== null) {
-      this[kFinalCallback] = null;
-      cb();
-    }
-  }
-
   _read() {
     if (this[kMode] === MODE_RAW && this[kReadPaused]) {
       this[kReadPaused] = false;
@@ -208,6 +86,8 @@ class FastSocket extends LazyDuplex {
   }
 
   _destroy(err, cb) {
+    // Writes held for the end of the task were, for net.Socket, in the kernel already.
+    sendHeldWrites(this);
     // The id stays in `sockets` until the addon reports the close: bytes it read before
     // still reach 'data' listeners, as every listener of net.Socket's emit gets them.
     if (!this[kClosed]) {
@@ -227,31 +107,6 @@ class FastSocket extends LazyDuplex {
       this._bytesRead = s[0];
       // Like net.Socket, count what was handed over, written to the kernel yet or not.
       this._bytesWritten = s[1] + s[2];
-    }
-  }
-
-  _releaseWrites(err) {
-    const held = this[kPendingWrites];
-    if (held === null) return;
-    this[kPendingWrites] = null;
-    if (typeof held === 'function') held(err);
-    else for (const cb of held) cb(err);
-  }
-
-  /** Marks the current JS task as one this socket wrote in; its end flushes held writes. */
-  _startTask() {
-    const w = this[kRawWrites];
-    w.inTask = true;
-    queueMicrotask(w.endTask);
-  }
-
-  /** The addon wrote everything queued: release held write callbacks. */
-  _onDrain() {
-    this._releaseWrites();
-    const w = this[kRawWrites];
-    if (w !== null && w.refused) {
-      w.refused = false;
-      this.emit('drain');
     }
   }
 
@@ -279,12 +134,20 @@ class FastSocket extends LazyDuplex {
     return Duplex.prototype.push.call(this, chunk, encoding);
   }
 
+  /**
+   * Readable's pause first: on a socket without stream states it makes them, and the 'data'
+   * listener node's http server keeps (replayed then) would resume it again. While the
+   * socket speaks HTTP its bytes go to the parser, which stops; an upgraded socket keeps
+   * reading, as net.Socket does, until its buffer passes the high-water mark (push() turns
+   * false), so it still notices the peer's FIN.
+   */
   pause() {
-    if (!this[kClosed] && !this[kReadPaused]) {
+    Duplex.prototype.pause.call(this);
+    if (this[kMode] === MODE_HTTP && !this[kClosed] && !this[kReadPaused]) {
       this[kReadPaused] = true;
       binding.pause(this[kId], true);
     }
-    return Duplex.prototype.pause.call(this);
+    return this;
   }
 
   resume() {
@@ -409,8 +272,6 @@ class FastSocket extends LazyDuplex {
 // Fields most sockets never change live on the prototype until they do (an idle keep-alive
 // connection's socket is kept for as long as the connection).
 Object.assign(FastSocket.prototype, {
-  [kPendingWrites]: null,
-  [kFinalCallback]: null,
   [kAddress]: null,
   [kReadPaused]: false,
   [kTapping]: false,
@@ -464,30 +325,6 @@ class Parser {
   resume() {}
 }
 
-/** Write-coalescing state of an upgraded socket (see FastSocket#write). */
-class RawWrites {
-  constructor(socket) {
-    this.socket = socket;
-    /** The Writable's next _write may wait for the end of the task. */
-    this.next = false;
-    /** Every write of the corked batch being built may wait. */
-    this.batch = true;
-    /** This JS task has written: later writes of it are held. */
-    this.inTask = false;
-    /** Bytes are held in the addon until the end of the task. */
-    this.held = false;
-    /** The kernel refused part of a write: 'drain' is owed. */
-    this.refused = false;
-    this.endTask = endTask.bind(null, this);
-  }
-}
-
-function endTask(w) {
-  w.inTask = false;
-  if (w.held && !w.socket[kClosed]) binding.flush(w.socket[kId]);
-  w.held = false;
-}
-
 function socketOnData() {}
 
 function parserOnTimeout() {}
@@ -521,7 +358,7 @@ function errnoName(errno) {
 function toRaw(socket) {
   materialize(socket);
   socket[kMode] = MODE_RAW;
-  socket[kRawWrites] = new RawWrites(socket);
+  coalesceWrites(socket);
   socket.parser = null;
   socket[kIncoming] = null;
   socket.removeListener('data', socketOnData);

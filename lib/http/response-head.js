@@ -7,11 +7,11 @@ const {
   R_DATE, R_CONN_KEEP_ALIVE, R_CONN_CLOSE, R_CONTENT_LENGTH,
   R_CHUNKED, R_NO_BODY, R_CLOSE_AFTER, R_KA_TIMEOUT,
   R_FRAME,
-} = require('./flags');
+} = require('../internal/native').flags;
 const {
   STATUS_CODES, kOutHeaders, kUniqueHeaders, validateHeaderName, validateHeaderValue,
-} = require('./node-internals');
-const errors = require('./errors');
+} = require('../internal/node-internals');
+const errors = require('../internal/errors');
 
 const RE_CONN_CLOSE = /(?:^|\W)close(?:$|\W)/i;
 const RE_TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i;

@@ -6,25 +6,26 @@
 const {
   S_HAS_CONNECTION, S_HAS_TIMEOUT, S_HAS_UPGRADE,
   S_HAS_CONNECT, S_NO_DELAY, S_KEEP_ALIVE, S_HALF_OPEN,
-  S_LENIENT,
-} = require('./flags');
+  S_LENIENT, S_HAS_CLIENT_ERROR,
+} = require('../internal/native').flags;
 const net = require('node:net');
-const dns = require('node:dns');
-const { binding, servers } = require('./native');
+const { binding, servers } = require('../internal/native');
 require('./dispatch');
 const {
   NodeServer, storeHTTPOptions, kConnectionsCheckingInterval, parseUniqueHeadersOption, maxHeaderSize: defaultMaxHeaderSize,
   kIncomingMessage, kServerResponse, kUniqueHeaders, NodeIncomingMessage, NodeServerResponse,
   sameInstances,
-} = require('./node-internals');
+} = require('../internal/node-internals');
 const { IncomingMessage, isFastRequest } = require('./incoming');
 const { ServerResponse } = require('./response');
 const { FastSocket } = require('./socket');
-const errors = require('./errors');
+const errors = require('../internal/errors');
 const {
   kSid, kConfig, kListening, kAddress, kFallbackSockets, kEagerHeaders, kClosed,
-} = require('./symbols');
-const stats = require('./stats');
+} = require('../internal/symbols');
+const stats = require('../internal/stats');
+const diagnostics = require('./diagnostics');
+const { listen: listenWith, releaseHandles, refHandles } = require('./listen');
 
 /** node's isLenient(): the process-wide --insecure-http-parser flag. */
 const processLenient = process.execArgv.includes('--insecure-http-parser') ||
@@ -36,6 +37,7 @@ const LISTENER_FLAGS = {
   timeout: S_HAS_TIMEOUT,
   upgrade: S_HAS_UPGRADE,
   connect: S_HAS_CONNECT,
+  clientError: S_HAS_CLIENT_ERROR,
 };
 
 /** Node 20.19+ keeps idle keep-alive sockets this much longer than it announces. */
@@ -172,7 +174,9 @@ function updateFlags(server, event, delta) {
   if (bit === undefined) return;
   // The server's own fallback listener is always there; count only the app's.
   const own = event === 'connection' ? 1 : 0;
-  const n = server.listenerCount(event) + delta - own;
+  // net.server.socket subscribers need every connection's socket, as 'connection' does.
+  const n = server.listenerCount(event) + delta - own +
+    (event === 'connection' && diagnostics.serverSocket.hasSubscribers ? 1 : 0);
   const c = server[kConfig];
   c.flags = n > 0 ? (c.flags | bit) : (c.flags & ~bit);
   if (server[kSid] >= 0) binding.serverFlags(server[kSid], bit, c.flags & bit);
@@ -196,124 +200,11 @@ function fallbackConnection(socket) {
   require('./fallback').serve(this, socket);
 }
 
-function toNumber(x) {
-  return (x = Number(x)) >= 0 ? x : false;
-}
-
-function isPipeName(s) {
-  return typeof s === 'string' && toNumber(s) === false;
-}
-
-function validatePort(port, name) {
-  if ((typeof port !== 'number' && typeof port !== 'string') ||
-      (typeof port === 'string' && port.trim().length === 0) ||
-      +port !== (+port >>> 0) || port > 0xFFFF) {
-    throw errors.ERR_SOCKET_BAD_PORT(name, port);
-  }
-  return port | 0;
-}
-
 Server.prototype.listen = function listen(...args) {
-  let cb = null;
-  if (typeof args[args.length - 1] === 'function') cb = args.pop();
-  let options = {};
-  const arg0 = args[0];
-  if (typeof arg0 === 'object' && arg0 !== null) options = arg0;
-  else if (isPipeName(arg0)) options = { path: arg0 };
-  else if (arg0 !== undefined) {
-    options = { port: arg0 };
-    if (typeof args[1] === 'string') options.host = args[1];
-  }
-  if (this[kListening]) throw errors.ERR_SERVER_ALREADY_LISTEN();
-  if (cb !== null) this.once('listening', cb);
-  const backlogFromArgs = toNumber(args.length > 1 && args[1]) ||
-    toNumber(args.length > 2 && args[2]);
-  const backlog = options.backlog || backlogFromArgs || 511;
-  if (options.signal) {
-    const { signal } = options;
-    if (signal.aborted) {
-      process.nextTick(() => this.close());
-      return this;
-    }
-    signal.addEventListener('abort', () => this.close(), { once: true });
-  }
-  if (options.handle || options._handle || options.fd !== undefined) {
-    throw errors.ERR_INVALID_ARG_VALUE('options', options);
-  }
-  // Cluster workers share a port through SO_REUSEPORT instead of the primary's handle.
-  const reusePort = !!options.reusePort ||
-    (process.env.NODE_UNIQUE_ID !== undefined && !options.exclusive);
-  if (typeof options.port === 'number' || typeof options.port === 'string') {
-    const port = validatePort(options.port, 'options.port');
-    if (options.host) {
-      if (net.isIP(options.host)) {
-        listenTcp(this, options.host, port, backlog, reusePort, !!options.ipv6Only);
-      } else {
-        dns.lookup(options.host, (err, ip) => {
-          if (err) this.emit('error', err);
-          else listenTcp(this, ip, port, backlog, reusePort, !!options.ipv6Only);
-        });
-      }
-    } else {
-      listenAny(this, port, backlog, reusePort, !!options.ipv6Only);
-    }
-    return this;
-  }
-  if (options.port === undefined && options.path == null && (arg0 === undefined ||
-      typeof arg0 === 'object')) {
-    listenAny(this, 0, backlog, reusePort, !!options.ipv6Only);
-    return this;
-  }
-  if (options.path && isPipeName(options.path)) {
-    const r = binding.listenUnix(this[kSid], options.path, backlog);
-    if (r < 0) {
-      process.nextTick(emitError, this, errors.uvException(r, 'listen', options.path));
-    } else {
-      listening(this, options.path);
-    }
-    return this;
-  }
-  throw errors.ERR_INVALID_ARG_VALUE('options', options);
+  // Subscribers to net.server.socket that came after the server was made count now.
+  updateFlags(this, 'connection', 0);
+  return listenWith(this, args);
 };
-
-/** errno of EADDRINUSE: libuv reports it from listen(), after a bind that "succeeded". */
-const UV_EADDRINUSE = require('node:os').constants.errno.EADDRINUSE;
-
-/**
- * No host: the IPv6 any-address (dual stack), else IPv4 when IPv6 cannot be bound, like
- * node's listen. A port in use is reported for `::`, as node does.
- */
-function listenAny(server, port, backlog, reusePort, ipv6Only) {
-  const r = binding.listenTcp(server[kSid], '::', port, backlog, reusePort, ipv6Only);
-  if (r === -UV_EADDRINUSE) {
-    process.nextTick(emitError, server, errors.uvException(r, 'listen', '::', port));
-  } else if (typeof r === 'number') {
-    listenTcp(server, '0.0.0.0', port, backlog, reusePort, false);
-  } else {
-    listening(server, { address: r[0], family: r[1], port: r[2] });
-  }
-}
-
-function listenTcp(server, host, port, backlog, reusePort, ipv6Only) {
-  const r = binding.listenTcp(server[kSid], host, port, backlog, reusePort, ipv6Only);
-  if (typeof r === 'number') {
-    process.nextTick(emitError, server, errors.uvException(r, 'listen', host, port));
-    return;
-  }
-  listening(server, { address: r[0], family: r[1], port: r[2] });
-}
-
-const listeningHandle = Object.freeze({ fastHttp: true });
-
-function listening(server, address) {
-  servers[server[kSid]] = server;
-  server[kListening] = true;
-  server[kAddress] = address;
-  server._handle = listeningHandle;
-  server._connectionKey = typeof address === 'string' ? address : `${address.family}:${address.address}:${address.port}`;
-  if (server._unref) binding.serverRef(server[kSid], false);
-  process.nextTick(emitListening, server);
-}
 
 /**
  * node's setupConnectionsTracking, on 'listening': the addon does the checking, but code
@@ -326,14 +217,6 @@ function setupConnectionsTracking() {
 }
 
 function noop() {}
-
-function emitListening(server) {
-  if (server[kListening]) server.emit('listening');
-}
-
-function emitError(server, err) {
-  server.emit('error', err);
-}
 
 Object.defineProperty(Server.prototype, 'listening', {
   __proto__: null,
@@ -365,6 +248,7 @@ Server.prototype.close = function close(cb) {
   this[kListening] = false;
   this._handle = null;
   this[kClosing] = true;
+  releaseHandles(this);
   const remaining = binding.serverClose(this[kSid]) + this[kFallbackSockets].size;
   if (remaining === 0) process.nextTick(emitCloseIfDrained, this);
   return this;
@@ -407,12 +291,14 @@ Server.prototype.getConnections = function getConnections(cb) {
 Server.prototype.ref = function ref() {
   this._unref = false;
   binding.serverRef(this[kSid], true);
+  refHandles(this, true);
   return this;
 };
 
 Server.prototype.unref = function unref() {
   this._unref = true;
   binding.serverRef(this[kSid], false);
+  refHandles(this, false);
   return this;
 };
 
