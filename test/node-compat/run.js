@@ -150,7 +150,7 @@ async function runAll(tests, o, ctx, progress) {
       while (queue.length) {
         const t = queue.shift();
         const r = await runTest(t, {
-          nodeBin: ctx.nodeBin, root: ctx.root, register: o.register,
+          nodeBin: ctx.nodeBin, root: ctx.root, register: o.register, extraFlags: ctx.extraFlags,
           timeoutMs: o.timeout * 1000, workDir: ctx.workDir, tmpRoot: ctx.tmpRoot,
           threadId, serialId: serial++,
         }, running);
@@ -172,6 +172,21 @@ async function runAll(tests, o, ctx, progress) {
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   return results;
+}
+
+// Flags that let an older major's tests run on a newer binary the way they ran
+// on their own: Node 25+ defines a localStorage getter that warns
+// (ExperimentalWarning, "--localstorage-file was not provided") when read, and
+// the v24 tree's test/common/index.js reads every global in its leak check, so
+// every test that fails on any warning would fail on stock Node too. Node's
+// own newer tree does not read it. Only flags the binary accepts are used.
+const OLDER_TREE_FLAGS = [{ from: 25, flag: '--no-experimental-webstorage' }];
+
+function olderTreeFlags(bin, major) {
+  const { spawnSync } = require('node:child_process');
+  return OLDER_TREE_FLAGS.filter((f) => major >= f.from)
+    .map((f) => f.flag)
+    .filter((flag) => spawnSync(bin, [flag, '-e', '0'], { stdio: 'ignore', timeout: 30000 }).status === 0);
 }
 
 function count(results, keys) {
@@ -209,9 +224,13 @@ async function main() {
   const tree = await obtainNodeTests({
     nodeVersion: node.version, nodeSrc: o.nodeSrc, cacheDir: o.cache, refresh: o.refresh, log,
   });
-  if (majorOf(tree.version) !== major && tree.version !== 'unknown') {
+  const treeMajor = majorOf(tree.version);
+  const olderTree = tree.version !== 'unknown' && treeMajor < major;
+  if (treeMajor !== major && tree.version !== 'unknown') {
     log(`warning: tests are from Node ${tree.version} but the binary is ${node.version}`);
   }
+  const extraFlags = olderTree ? olderTreeFlags(node.bin, major) : [];
+  if (extraFlags.length) log(`older tree on a newer binary: every test also gets ${extraFlags.join(' ')}`);
   if (o.register && !fs.existsSync(o.register)) {
     log(`${path.relative(process.cwd(), o.register)} does not exist; use --baseline to run on stock Node`);
     return 2;
@@ -229,11 +248,11 @@ async function main() {
 
   const majorKey = `node${major}`;
   const allExpected = expectations.load(EXPECTATIONS_FILE);
-  const expected = allExpected[majorKey] || {};
+  const expected = expectations.forTree(allExpected[majorKey], tree.version);
 
   const runDir = path.join(o.cache, 'node-compat', `run-${process.pid}`);
   const ctx = {
-    nodeBin: node.bin, root: tree.root, expected,
+    nodeBin: node.bin, root: tree.root, expected, extraFlags,
     workDir: path.join(runDir, 'work'), tmpRoot: path.join(runDir, 'tmp'),
   };
   fs.rmSync(runDir, { recursive: true, force: true });
@@ -266,7 +285,10 @@ async function main() {
     mode: o.register ? 'fast-http' : 'baseline',
     node: { bin: node.bin, version: node.version },
     tree: tree,
-    options: { https: o.https, sequential: o.sequential, jobs: o.jobs, timeout: o.timeout, filters: o.filters },
+    options: {
+      https: o.https, sequential: o.sequential, jobs: o.jobs, timeout: o.timeout, filters: o.filters,
+      extraFlags,
+    },
     durationMs: elapsed,
     counts: { files: keys.length, httpServerFiles: serverKeys.length, all, httpServer: srv },
     tests: {},
@@ -294,7 +316,7 @@ async function main() {
   } else {
     const { regressions, stale, flipped } = expectations.compare(results, expected);
     if (o.update) {
-      const n = expectations.update(EXPECTATIONS_FILE, allExpected, majorKey, results);
+      const n = expectations.update(EXPECTATIONS_FILE, allExpected, majorKey, results, tree.version);
       out(`Updated ${path.relative(process.cwd(), EXPECTATIONS_FILE)} [${majorKey}]: ` +
         `${n.added} added, ${n.changed} changed, ${n.removed} removed; ${n.todo} reasons are TODO`);
     } else {
@@ -319,8 +341,14 @@ async function main() {
     if (flipped.length) {
       out(`Note (not an error): ${flipped.map((x) => `${x.name} ${x.expected} -> ${x.status}`).join(', ')}`);
     }
+    const listed = keys.filter((k) => results.get(k).status !== 'pass' && expected[k]);
+    const kinds = { 'fast-http': 0, stock: 0, TODO: 0 };
+    for (const k of listed) kinds[expectations.kindOf(expected[k]) || 'TODO']++;
+    out(`Expected (expectations.json [${majorKey}]): ${kinds['fast-http']} fast-http differences, ` +
+      `${kinds.stock} on stock Node too${kinds.TODO ? `, ${kinds.TODO} without a reason (TODO)` : ''}`);
   }
-  out(`Node ${node.version}, tests v${tree.version}, ${report.mode}, ${fmtTime(elapsed)} (report: ${path.relative(process.cwd(), o.report)})`);
+  const treeNote = olderTree ? ` (Node ${treeMajor}'s tree: no Node ${major} tree to be had)` : '';
+  out(`Node ${node.version}, tests v${tree.version}${treeNote}, ${report.mode}, ${fmtTime(elapsed)} (report: ${path.relative(process.cwd(), o.report)})`);
   out(`files: ${keys.length} total, ${serverKeys.length} create an http server`);
   out(`  all files:         ${fmtCounts(all)}`);
   out(`  http-server files: ${fmtCounts(srv)}`);
