@@ -25,7 +25,7 @@ const EXPECTATIONS_FILE = path.join(__dirname, 'expectations.json');
 
 const HELP = `Usage: node test/node-compat/run.js [options] [filter...]
 
-Runs Node's test/parallel/test-http-*.js against fast-http (node -r lib/register.js)
+Runs Node's test/parallel/test-http-*.{js,mjs,cjs} against fast-http (node -r lib/register.js)
 and compares with test/node-compat/expectations.json. Filters are substrings
 of the test file name.
 
@@ -103,7 +103,8 @@ function parseArgs(argv) {
 function selectTests(root, o) {
   const prefixes = ['test-http-', ...(o.https ? ['test-https-'] : [])];
   const pick = (dir) => fs.readdirSync(path.join(root, 'test', dir))
-    .filter((f) => f.endsWith('.js') && prefixes.some((p) => f.startsWith(p)))
+    // tools/test.py runs .mjs (and .cjs) test files too.
+    .filter((f) => /\.(?:js|mjs|cjs)$/.test(f) && prefixes.some((p) => f.startsWith(p)))
     .sort();
   const tests = pick('parallel').map((name) => ({ key: name, dir: 'parallel', name, parallel: true }));
   if (o.sequential) {
