@@ -1,13 +1,34 @@
 'use strict';
 
 // expectations.json lists every test that does not pass under fast-http, per
-// Node major: { "node20": { "test-http-foo.js": { "status", "reason" } } }.
+// Node major: { "node20": { "test-http-foo.js": { "status", "reason", "tree"? } } }.
 // Keys are file names for test/parallel and "sequential/<name>" for
 // test/sequential.
+//
+// Every reason says which of two kinds the entry is, by how it starts:
+//   "fast-http: ..."                 passes on stock Node, not on fast-http: a difference
+//                                    to fix, with its root cause;
+//   "fails on stock ..." / "times out on stock ..." / "skipped on stock ..."
+//                                    stock Node (same binary, same tree, --baseline) does
+//                                    no better: nothing for fast-http to fix.
+// "tree" (a version or a list of them) limits an entry to runs against that test tree:
+// a stock failure that comes from the tree being older than the binary goes away with a
+// newer tree, and must then not be reported as stale (nor hide a new failure).
 
 const fs = require('node:fs');
 
 const STATUSES = new Set(['fail', 'timeout', 'unserved', 'skip']);
+const KINDS = [
+  ['fast-http', /^fast-http: /],
+  ['stock', /^(?:fails|times out|skipped) on stock /],
+];
+
+/** 'fast-http' or 'stock', from the reason's first words; null for anything else. */
+function kindOf(entry) {
+  const k = KINDS.find(([, re]) => re.test(entry.reason || ''));
+  return k ? k[0] : null;
+}
+
 // How close a status is to a native pass. A move down is a regression, a move
 // up means the entry is stale. fail <-> timeout flips with machine load and
 // says nothing new about fast-http, so it is only noted.
@@ -26,9 +47,30 @@ function load(file) {
       if (!e || !STATUSES.has(e.status)) {
         throw new Error(`${file}: ${major}/${name}: status must be one of ${[...STATUSES].join(', ')}`);
       }
+      if (kindOf(e) === null && e.reason !== 'TODO') {
+        throw new Error(`${file}: ${major}/${name}: the reason must start with "fast-http: " ` +
+          '(a fast-http difference) or "fails on stock " / "times out on stock " / ' +
+          '"skipped on stock " (stock Node does no better)');
+      }
+      if (e.tree !== undefined && !treesOf(e).every((t) => /^\d+\.\d+\.\d+$/.test(t))) {
+        throw new Error(`${file}: ${major}/${name}: tree must be a version or a list of versions`);
+      }
     }
   }
   return data;
+}
+
+function treesOf(e) {
+  return e.tree === undefined ? [] : [].concat(e.tree);
+}
+
+/** The entries of one major that apply to a run against the tests of `treeVersion`. */
+function forTree(entries, treeVersion) {
+  const out = {};
+  for (const [name, e] of Object.entries(entries || {})) {
+    if (e.tree === undefined || treesOf(e).includes(treeVersion)) out[name] = e;
+  }
+  return out;
 }
 
 /**
@@ -55,11 +97,14 @@ function compare(results, expected) {
 }
 
 // Rewrites the current major's entries for the tests that ran, keeping the
-// reasons a human wrote; new entries get "TODO".
-function update(file, data, majorKey, results) {
+// reasons a human wrote; new entries get "TODO". Entries for another tree are
+// left alone.
+function update(file, data, majorKey, results, treeVersion) {
   const entries = { ...(data[majorKey] || {}) };
+  const applies = forTree(entries, treeVersion);
   const n = { added: 0, changed: 0, removed: 0 };
   for (const [name, r] of results) {
+    if (entries[name] && !applies[name]) continue;
     const old = entries[name];
     if (r.status === 'pass') {
       if (old) n.removed++;
@@ -67,7 +112,7 @@ function update(file, data, majorKey, results) {
     } else {
       if (!old) n.added++;
       else if (old.status !== r.status) n.changed++;
-      entries[name] = { status: r.status, reason: (old && old.reason) || 'TODO' };
+      entries[name] = { ...old, status: r.status, reason: (old && old.reason) || 'TODO' };
     }
   }
   const sorted = {};
@@ -80,4 +125,4 @@ function update(file, data, majorKey, results) {
   return n;
 }
 
-module.exports = { load, compare, update, STATUSES };
+module.exports = { load, compare, update, forTree, kindOf, STATUSES };

@@ -24,9 +24,18 @@ const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const DEFAULT_CACHE = path.join(REPO_ROOT, '.cache');
 
 // Debian suites carrying each Node major, tried in order (sid's orig tarball is
-// sometimes already gone from the mirror while testing still has one). Node 22
-// is in no Debian suite, so it goes straight to nodejs.org.
-const DEBIAN_SUITES = { 20: ['trixie'], 24: ['sid', 'forky'] };
+// sometimes already gone from the mirror while testing still has one). A suite
+// may carry several majors at once (sid has nodejs 22 and 24): the newest
+// version of the wanted major is picked by name. No Debian suite carries Node
+// 26 (nor an odd major); see OLDER_TREE_FALLBACK.
+const DEBIAN_SUITES = { 20: ['trixie'], 22: ['sid'], 24: ['sid', 'forky'] };
+
+// A major whose own test tree cannot be had anywhere (no Debian suite, and
+// nodejs.org unreachable) runs against the newest tree of an older major that
+// can be had, said loudly in the run's header and in the report. Only majors
+// newer than every tree Debian carries do that: a missing 20/22/24 tree stays
+// an error.
+const NEWEST_DEBIAN_MAJOR = Math.max(...Object.keys(DEBIAN_SUITES).map(Number));
 
 /**
  * The Debian mirror this machine's apt already uses (its `deb` lines), so the
@@ -144,6 +153,7 @@ function fromDebian(testsDir, major, log) {
   for (const suite of suites) {
     const r = fromDebianSuite(testsDir, major, suite, mirror, log);
     if (!r.error) return r;
+    log(`debian ${suite}: ${r.error}`);
     errors.push(`${suite}: ${r.error}`);
   }
   return { error: errors.join('; ') };
@@ -186,8 +196,21 @@ function fromDebianSuite(testsDir, major, suite, mirror, log) {
   for (const f of fs.readdirSync(dir)) {
     if (f.startsWith('nodejs_')) fs.rmSync(path.join(dir, f), { force: true });
   }
-  log('apt-get source --download-only nodejs');
-  const src = run(['-q', 'source', '--download-only', 'nodejs']);
+  // `apt-get source nodejs` would take the suite's newest version, whatever
+  // its major; ask for the newest one of this major by its exact version.
+  const show = spawnSync('apt-cache', [...opts, 'showsrc', 'nodejs'], {
+    cwd: dir, encoding: 'utf8', timeout: APT_TIMEOUT_MS, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const versions = [...new Set([...(show.stdout || '').matchAll(/^Version: (\S+)$/gm)].map((m) => m[1]))];
+  const upstream = (v) => /^(?:\d+:)?(\d+\.\d+\.\d+)/.exec(v);
+  const ofMajor = versions.filter((v) => upstream(v) && majorOf(upstream(v)[1]) === major)
+    .sort((a, b) => compareVersions(upstream(a)[1], upstream(b)[1]));
+  if (!ofMajor.length) {
+    return { error: `Debian ${suite} has no nodejs ${major}.x source (has: ${versions.join(', ') || 'none'})` };
+  }
+  const pick = ofMajor[ofMajor.length - 1];
+  log(`apt-get source --download-only nodejs=${pick}`);
+  const src = run(['-q', 'source', '--download-only', `nodejs=${pick}`]);
   // The .dsc / debian.tar.xz are sometimes already gone from the mirror (404)
   // and apt then exits non-zero, but the orig tarball, the only file needed,
   // was fetched: judge by the file, not by the exit code.
@@ -268,7 +291,22 @@ async function obtainNodeTests(o) {
     if (cached) return { ...cached, source: `cache ${cached.root}` };
   }
   fs.mkdirSync(testsDir, { recursive: true });
+  try {
+    return await obtainOwnTree(testsDir, major, o, log);
+  } catch (err) {
+    if (!(major > NEWEST_DEBIAN_MAJOR)) throw err;
+    // Newer than anything Debian has: the newest older tree there is.
+    for (let m = major - 1; m >= 20; m--) {
+      if (!DEBIAN_SUITES[m] && !findCached(testsDir, m)) continue;
+      log(`no Node ${major} test tree (${err.message.split('\n')[1].trim()}); using Node ${m}'s`);
+      const r = await obtainNodeTests({ ...o, nodeVersion: `${m}.0.0`, nodeSrc: undefined, log });
+      return { ...r, source: `${r.source}; no Node ${major} tree, so the Node ${m} one`, olderMajor: true };
+    }
+    throw err;
+  }
+}
 
+async function obtainOwnTree(testsDir, major, o, log) {
   const errors = [];
   try {
     const r = fromDebian(testsDir, major, log);

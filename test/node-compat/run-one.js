@@ -81,7 +81,8 @@ function readStats(file) {
 
 /**
  * @param {object} t        { key, file, flags, createsServer, parallel }
- * @param {object} o        { nodeBin, root, register, timeoutMs, workDir, tmpRoot, threadId, serialId }
+ * @param {object} o        { nodeBin, root, register, extraFlags, timeoutMs, workDir, tmpRoot,
+ *                            threadId, serialId }
  * @param {Set} running     process groups still alive, so the caller can kill them on ^C
  */
 function runTest(t, o, running) {
@@ -91,7 +92,7 @@ function runTest(t, o, running) {
   const statsFile = path.join(o.workDir, `${base}.stats.jsonl`);
   for (const f of [outFile, errFile, statsFile]) fs.rmSync(f, { force: true });
 
-  const args = [...(o.register ? ['-r', o.register] : []), ...t.flags, t.file];
+  const args = [...(o.extraFlags || []), ...(o.register ? ['-r', o.register] : []), ...t.flags, t.file];
   const env = { ...process.env };
   // test.py drops these; NODE_TEST_CONTEXT would make node:test based tests
   // report to a parent test runner that is not there.

@@ -25,7 +25,7 @@ const EXPECTATIONS_FILE = path.join(__dirname, 'expectations.json');
 
 const HELP = `Usage: node test/node-compat/run.js [options] [filter...]
 
-Runs Node's test/parallel/test-http-*.js against fast-http (node -r lib/register.js)
+Runs Node's test/parallel/test-http-*.{js,mjs,cjs} against fast-http (node -r lib/register.js)
 and compares with test/node-compat/expectations.json. Filters are substrings
 of the test file name.
 
@@ -38,11 +38,13 @@ Options:
                           run on stock Node without the preload (no expectations check)
   --update-expectations   rewrite this major's entries in expectations.json from the run
   --register FILE         preload FILE instead of lib/register.js
-  --node PATH|22|24       node binary to test (22/24: fetched via npm pack node-<os>-<arch>@N)
+  --node PATH|N|N.N.N     node binary to test: a path, a major (20, 22, 24, 26: the version
+                          pinned in node-binary.js) or an exact version, fetched with
+                          npm pack node-<os>-<arch>@VERSION into <cache>/node<major>/
   --node-src DIR          use this Node source tree (also NODE_SRC=DIR)
   --cache DIR             cache directory (default <repo>/.cache)
   --refresh               fetch the test tree again even if cached
-  --report FILE           JSON report (default <cache>/node-compat-last.json)
+  --report FILE           JSON report (default <cache>/node-compat-node<major>[-baseline].json)
   --list                  only list the selected tests
   -h, --help
 `;
@@ -95,14 +97,14 @@ function parseArgs(argv) {
   if (!(o.jobs >= 1)) throw new Error('--jobs must be a positive number');
   if (!(o.timeout > 0)) throw new Error('--timeout must be a positive number of seconds');
   if (o.update && !o.register) throw new Error('--update-expectations records fast-http results; it cannot be combined with --baseline');
-  o.report = o.report || path.join(o.cache, 'node-compat-last.json');
   return o;
 }
 
 function selectTests(root, o) {
   const prefixes = ['test-http-', ...(o.https ? ['test-https-'] : [])];
   const pick = (dir) => fs.readdirSync(path.join(root, 'test', dir))
-    .filter((f) => f.endsWith('.js') && prefixes.some((p) => f.startsWith(p)))
+    // tools/test.py runs .mjs (and .cjs) test files too.
+    .filter((f) => /\.(?:js|mjs|cjs)$/.test(f) && prefixes.some((p) => f.startsWith(p)))
     .sort();
   const tests = pick('parallel').map((name) => ({ key: name, dir: 'parallel', name, parallel: true }));
   if (o.sequential) {
@@ -149,7 +151,7 @@ async function runAll(tests, o, ctx, progress) {
       while (queue.length) {
         const t = queue.shift();
         const r = await runTest(t, {
-          nodeBin: ctx.nodeBin, root: ctx.root, register: o.register,
+          nodeBin: ctx.nodeBin, root: ctx.root, register: o.register, extraFlags: ctx.extraFlags,
           timeoutMs: o.timeout * 1000, workDir: ctx.workDir, tmpRoot: ctx.tmpRoot,
           threadId, serialId: serial++,
         }, running);
@@ -171,6 +173,21 @@ async function runAll(tests, o, ctx, progress) {
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   return results;
+}
+
+// Flags that let an older major's tests run on a newer binary the way they ran
+// on their own: Node 25+ defines a localStorage getter that warns
+// (ExperimentalWarning, "--localstorage-file was not provided") when read, and
+// the v24 tree's test/common/index.js reads every global in its leak check, so
+// every test that fails on any warning would fail on stock Node too. Node's
+// own newer tree does not read it. Only flags the binary accepts are used.
+const OLDER_TREE_FLAGS = [{ from: 25, flag: '--no-experimental-webstorage' }];
+
+function olderTreeFlags(bin, major) {
+  const { spawnSync } = require('node:child_process');
+  return OLDER_TREE_FLAGS.filter((f) => major >= f.from)
+    .map((f) => f.flag)
+    .filter((flag) => spawnSync(bin, [flag, '-e', '0'], { stdio: 'ignore', timeout: 30000 }).status === 0);
 }
 
 function count(results, keys) {
@@ -201,12 +218,20 @@ async function main() {
 
   const node = resolveNode(o.node, o.cache, log);
   const major = majorOf(node.version);
+  // One report per major and mode: it also orders the next run of the same
+  // kind (longest tests first), which another major's durations would not.
+  o.report = o.report ||
+    path.join(o.cache, `node-compat-node${major}${o.register ? '' : '-baseline'}.json`);
   const tree = await obtainNodeTests({
     nodeVersion: node.version, nodeSrc: o.nodeSrc, cacheDir: o.cache, refresh: o.refresh, log,
   });
-  if (majorOf(tree.version) !== major && tree.version !== 'unknown') {
+  const treeMajor = majorOf(tree.version);
+  const olderTree = tree.version !== 'unknown' && treeMajor < major;
+  if (treeMajor !== major && tree.version !== 'unknown') {
     log(`warning: tests are from Node ${tree.version} but the binary is ${node.version}`);
   }
+  const extraFlags = olderTree ? olderTreeFlags(node.bin, major) : [];
+  if (extraFlags.length) log(`older tree on a newer binary: every test also gets ${extraFlags.join(' ')}`);
   if (o.register && !fs.existsSync(o.register)) {
     log(`${path.relative(process.cwd(), o.register)} does not exist; use --baseline to run on stock Node`);
     return 2;
@@ -224,11 +249,11 @@ async function main() {
 
   const majorKey = `node${major}`;
   const allExpected = expectations.load(EXPECTATIONS_FILE);
-  const expected = allExpected[majorKey] || {};
+  const expected = expectations.forTree(allExpected[majorKey], tree.version);
 
   const runDir = path.join(o.cache, 'node-compat', `run-${process.pid}`);
   const ctx = {
-    nodeBin: node.bin, root: tree.root, expected,
+    nodeBin: node.bin, root: tree.root, expected, extraFlags,
     workDir: path.join(runDir, 'work'), tmpRoot: path.join(runDir, 'tmp'),
   };
   fs.rmSync(runDir, { recursive: true, force: true });
@@ -261,7 +286,10 @@ async function main() {
     mode: o.register ? 'fast-http' : 'baseline',
     node: { bin: node.bin, version: node.version },
     tree: tree,
-    options: { https: o.https, sequential: o.sequential, jobs: o.jobs, timeout: o.timeout, filters: o.filters },
+    options: {
+      https: o.https, sequential: o.sequential, jobs: o.jobs, timeout: o.timeout, filters: o.filters,
+      extraFlags,
+    },
     durationMs: elapsed,
     counts: { files: keys.length, httpServerFiles: serverKeys.length, all, httpServer: srv },
     tests: {},
@@ -289,7 +317,7 @@ async function main() {
   } else {
     const { regressions, stale, flipped } = expectations.compare(results, expected);
     if (o.update) {
-      const n = expectations.update(EXPECTATIONS_FILE, allExpected, majorKey, results);
+      const n = expectations.update(EXPECTATIONS_FILE, allExpected, majorKey, results, tree.version);
       out(`Updated ${path.relative(process.cwd(), EXPECTATIONS_FILE)} [${majorKey}]: ` +
         `${n.added} added, ${n.changed} changed, ${n.removed} removed; ${n.todo} reasons are TODO`);
     } else {
@@ -314,8 +342,15 @@ async function main() {
     if (flipped.length) {
       out(`Note (not an error): ${flipped.map((x) => `${x.name} ${x.expected} -> ${x.status}`).join(', ')}`);
     }
+    // The failures (not the skips) that expectations.json lists, by kind.
+    const listed = keys.filter((k) => !['pass', 'skip'].includes(results.get(k).status) && expected[k]);
+    const kinds = { 'fast-http': 0, stock: 0, TODO: 0 };
+    for (const k of listed) kinds[expectations.kindOf(expected[k]) || 'TODO']++;
+    out(`Expected (expectations.json [${majorKey}]): ${kinds['fast-http']} fast-http differences, ` +
+      `${kinds.stock} failing on stock Node too${kinds.TODO ? `, ${kinds.TODO} without a reason (TODO)` : ''}`);
   }
-  out(`Node ${node.version}, tests v${tree.version}, ${report.mode}, ${fmtTime(elapsed)} (report: ${path.relative(process.cwd(), o.report)})`);
+  const treeNote = olderTree ? ` (Node ${treeMajor}'s tree: no Node ${major} tree to be had)` : '';
+  out(`Node ${node.version}, tests v${tree.version}${treeNote}, ${report.mode}, ${fmtTime(elapsed)} (report: ${path.relative(process.cwd(), o.report)})`);
   out(`files: ${keys.length} total, ${serverKeys.length} create an http server`);
   out(`  all files:         ${fmtCounts(all)}`);
   out(`  http-server files: ${fmtCounts(srv)}`);

@@ -32,6 +32,7 @@ function escapeRe(s) {
 function createsServer(source, modules = SERVED_MODULES) {
   const mod = `(?:node:)?(?:${modules.map(escapeRe).join('|')})`;
   const req = `require\\(\\s*['"]${mod}['"]\\s*\\)`;
+  const from = `from\\s*['"]${mod}['"]`;
 
   // require('http').createServer(...) / new (require('http').Server)(...)
   if (new RegExp(`${req}\\s*\\.\\s*(?:createServer|Server)\\b`).test(source)) return true;
@@ -40,23 +41,32 @@ function createsServer(source, modules = SERVED_MODULES) {
   // http.Server.call(this) / { createServer: http.createServer } -- any
   // reference counts, since tests pass these around before calling them. The
   // conventional name `http` is checked even when bound some other way.
+  // ESM (.mjs tests): import http from 'http' / import * as http from 'node:http'.
   const names = new Set(modules);
   const bindRe = new RegExp(`(?:const|let|var)\\s+([\\w$]+)\\s*=\\s*${req}`, 'g');
   for (const m of source.matchAll(bindRe)) names.add(m[1]);
+  const importRe = new RegExp(`import\\s+(?:\\*\\s+as\\s+)?([\\w$]+)\\s*(?:,\\s*\\{[^}]*\\}\\s*)?${from}`, 'g');
+  for (const m of source.matchAll(importRe)) names.add(m[1]);
   for (const name of names) {
     const useRe = new RegExp(`(?<![\\w$.])${escapeRe(name)}\\s*\\.\\s*(?:createServer|Server)\\b`);
     if (useRe.test(source)) return true;
   }
 
   // const { createServer, Server: S } = require('http'); ... createServer(
+  // import { createServer, Server as S } from 'node:http'; ... createServer(
   const destructRe = new RegExp(`(?:const|let|var)\\s*\\{([^}]*)\\}\\s*=\\s*${req}`, 'g');
+  const namedRe = new RegExp(`import\\s+(?:[\\w$]+\\s*,\\s*)?\\{([^}]*)\\}\\s*${from}`, 'g');
+  const parts = [];
   for (const m of source.matchAll(destructRe)) {
-    for (const part of m[1].split(',')) {
-      const [orig, alias] = part.split(':').map((s) => s.trim());
-      if (orig !== 'createServer' && orig !== 'Server') continue;
-      const local = alias || orig;
-      if (new RegExp(`(?<![\\w$.])${escapeRe(local)}\\s*\\(`).test(source)) return true;
-    }
+    for (const part of m[1].split(',')) parts.push(part.split(':').map((x) => x.trim()));
+  }
+  for (const m of source.matchAll(namedRe)) {
+    for (const part of m[1].split(',')) parts.push(part.split(/\s+as\s+/).map((x) => x.trim()));
+  }
+  for (const [orig, alias] of parts) {
+    if (orig !== 'createServer' && orig !== 'Server') continue;
+    const local = alias || orig;
+    if (new RegExp(`(?<![\\w$.])${escapeRe(local)}\\s*\\(`).test(source)) return true;
   }
   return false;
 }
