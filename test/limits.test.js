@@ -110,3 +110,30 @@ test('server.maxConnections closes the connection over the limit and emits drop'
   assert.deepEqual(logs['fast-http'], logs['node:http']);
   assert.equal(logs['node:http'][0], 'drop localAddress,localPort,localFamily,remoteAddress,remotePort,remoteFamily 127.0.0.1 IPv4');
 });
+
+test('server.maxConnections of 0, negative, null, a string: dropped or served as net decides', async () => {
+  const logs = await both(async (impl, log, done) => {
+    for (const limit of [0, -1, null, undefined, '1', 0.5, NaN]) {
+      await new Promise((resolve) => {
+        const server = impl.createServer((req, res) => res.end('ok'));
+        server.maxConnections = limit;
+        server.on('drop', () => log.push(`${limit}: drop`));
+        server.listen(0, '127.0.0.1', () => {
+          const client = net.connect(server.address().port, '127.0.0.1');
+          client.on('error', () => {});
+          let text = '';
+          client.on('data', (d) => {
+            text += d;
+          });
+          client.on('close', () => {
+            log.push(`${limit}: got ${JSON.stringify(text.split('\r\n')[0])}`);
+            server.close(resolve);
+          });
+          client.end('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+        });
+      });
+    }
+    done();
+  });
+  assert.deepEqual(logs['fast-http'], logs['node:http']);
+});

@@ -508,4 +508,4 @@ init({
   onData, onEnd, onServerDrained, onShutdown, onInternalError,
 });
 
-module.exports = { socketFor, onConnection };
+module.exports = { socketFor, onConnection, onDrop };

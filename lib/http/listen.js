@@ -9,6 +9,7 @@ const { binding, servers } = require('../internal/native');
 const errors = require('../internal/errors');
 const { kSid, kListening, kAddress } = require('../internal/symbols');
 const { serverListen } = require('./diagnostics');
+const { handleOwnerSymbol } = require('../internal/node-internals');
 
 const kClusterHandle = Symbol('fast-http.clusterHandle');
 const kOwnedHandle = Symbol('fast-http.ownedHandle');
@@ -168,6 +169,10 @@ function listenInCluster(server, address, port, addressType, backlog, fd, exclus
     }
     // Round-robin: the primary accepts and hands each connection over.
     handle.onconnection = onClusterConnection.bind(server);
+    // cluster's child asks the owner first: at maxConnections (without dropMaxConnection)
+    // it refuses the connection and the primary hands it to another worker.
+    const owner = handleOwnerSymbol();
+    if (owner !== null) handle[owner] = server;
     const out = {};
     const address_ = typeof handle.getsockname === 'function' && handle.getsockname(out) === 0 ?
       { address: out.address, family: out.family, port: out.port } :
@@ -184,7 +189,10 @@ function onClusterConnection(err, clientHandle) {
   }
   const r = binding.adoptConnection(this[kSid], clientHandle.fd);
   clientHandle.close();
-  if (Array.isArray(r) && r[1]) require('./dispatch').onConnection(this[kSid], r[0]);
+  if (!Array.isArray(r)) return;
+  const dispatch = require('./dispatch');
+  if (r.length === 1) dispatch.onDrop(this[kSid], r[0]);
+  else if (r[1]) dispatch.onConnection(this[kSid], r[0]);
 }
 
 /** This process binds and listens itself (not a cluster worker, or `exclusive`). */

@@ -14,7 +14,7 @@ require('./dispatch');
 const {
   NodeServer, storeHTTPOptions, kConnectionsCheckingInterval, parseUniqueHeadersOption, maxHeaderSize: defaultMaxHeaderSize,
   kIncomingMessage, kServerResponse, kUniqueHeaders, NodeIncomingMessage, NodeServerResponse,
-  sameInstances, headerCountLimit,
+  sameInstances, headerCountLimit, nullableMaxConnections,
 } = require('../internal/node-internals');
 const { IncomingMessage, isFastRequest } = require('./incoming');
 const { ServerResponse } = require('./response');
@@ -128,6 +128,17 @@ function headerLineLimit(count) {
   return count > 0 ? count : 0;
 }
 
+/**
+ * The count of connections at which net's onconnection drops new ones (`_connections >=
+ * maxConnections`, a numeric comparison), -1 for none.
+ */
+function connectionLimit(v) {
+  if (nullableMaxConnections ? v == null : !v) return -1;
+  const n = Number(v);
+  if (Number.isNaN(n) || n === Infinity) return -1;
+  return n > 0 ? Math.ceil(n) : 0;
+}
+
 function pushConfig(server) {
   const sid = server[kSid];
   if (sid < 0) return;
@@ -146,7 +157,7 @@ function pushConfig(server) {
     checkInterval: c.connectionsCheckingInterval,
     flags: c.flags,
     keepAliveDelay: c.keepAliveInitialDelay,
-    maxConnections: c.maxConnections > 0 ? c.maxConnections : 0,
+    maxConnections: connectionLimit(c.maxConnections),
     // Node 22+ refuses a request with more headers than maxHeadersCount (node's parser
     // reads parser.maxHeaderPairs); Node 20 keeps the first ones.
     maxHeaderLines: headerCountLimit ? headerLineLimit(c.maxHeadersCount) : 0,
@@ -282,9 +293,7 @@ function emitCloseIfDrained(server) {
 
 Server.prototype._onDrained = function _onDrained() {
   if (!this[kClosing] || this[kListening]) return;
-  if (binding.serverConns(this[kSid], false, false).length + this[kFallbackSockets].size > 0) {
-    return;
-  }
+  if (connectionCount(this) > 0) return;
   this[kClosing] = false;
   servers[this[kSid]] = undefined;
   this.emit('close');
@@ -304,8 +313,14 @@ Server.prototype.closeIdleConnections = function closeIdleConnections() {
   }
 };
 
+function connectionCount(server) {
+  const fallback = server[kFallbackSockets];
+  if (fallback === undefined) return 0; // still in the constructor
+  return binding.serverConns(server[kSid], false, false).length + fallback.size;
+}
+
 Server.prototype.getConnections = function getConnections(cb) {
-  const n = binding.serverConns(this[kSid], false, false).length + this[kFallbackSockets].size;
+  const n = connectionCount(this);
   if (typeof cb === 'function') process.nextTick(cb, null, n);
   return this;
 };
@@ -324,14 +339,18 @@ Server.prototype.unref = function unref() {
   return this;
 };
 
-Object.defineProperty(Server.prototype, 'connections', {
-  __proto__: null,
-  configurable: true,
-  get() {
-    return binding.serverConns(this[kSid], false, false).length + this[kFallbackSockets].size;
-  },
-  set() {},
-});
+// net.Server's count, which cluster's round-robin hand-off and monitoring code read; the
+// addon's connections are not net's, so the count is asked for (assignments are net's own).
+for (const name of ['connections', '_connections']) {
+  Object.defineProperty(Server.prototype, name, {
+    __proto__: null,
+    configurable: true,
+    get() {
+      return connectionCount(this);
+    },
+    set() {},
+  });
+}
 
 function createServer(options, requestListener) {
   return new Server(options, requestListener);

@@ -21,6 +21,27 @@ const inSyms = symbolsOf(new http.IncomingMessage(null));
 const probeServer = new http.Server();
 const serverSyms = symbolsOf(probeServer);
 
+let ownerSymbol;
+
+/**
+ * net's owner_symbol: a handle's JS owner. cluster's round-robin hand-off reads the server's
+ * maxConnections / _connections / dropMaxConnection through it. Taken from a Socket node
+ * builds around a plain object (no I/O happens: the object is not a real handle).
+ */
+function handleOwnerSymbol() {
+  if (ownerSymbol === undefined) {
+    const handle = {};
+    try {
+      new (require('node:net').Socket)({ handle, readable: false, writable: false });
+    } catch {
+      // No owner: cluster then accepts every connection for the server, as before.
+    }
+    ownerSymbol = Object.getOwnPropertySymbols(handle)
+      .find((s) => s.description === 'owner_symbol') ?? null;
+  }
+  return ownerSymbol;
+}
+
 const functionHasInstance = Function.prototype[Symbol.hasInstance];
 
 /**
@@ -60,7 +81,11 @@ function sameInstances(fast, node) {
 
 module.exports = {
   sameInstances,
+  handleOwnerSymbol,
   headerCountLimit: detectHeaderCountLimit(),
+  // net's onconnection drops at `maxConnections != null` from Node 22 on (0 drops every
+  // connection); Node 20 only at a truthy maxConnections.
+  nullableMaxConnections: nodeMajor >= 22,
   NodeServer: http.Server,
   NodeServerResponse: http.ServerResponse,
   NodeIncomingMessage: http.IncomingMessage,

@@ -32,7 +32,9 @@ const OPTIONS: &[(&str, Setter)] = &[
         c.keep_alive_delay = napi::u32_of(e, v)
     }),
     ("maxConnections", |c, e, v| {
-        c.max_connections = napi::u32_of(e, v)
+        // A negative limit is none (0 is a limit: every connection is dropped).
+        let max = napi::f64_of(e, v);
+        c.max_connections = (max >= 0.0).then_some(max as u32);
     }),
     ("maxHeaderLines", |c, e, v| {
         c.max_headers = napi::u32_of(e, v) as usize
@@ -174,7 +176,8 @@ export!(adopt_listener, |a| {
     }
 });
 
-// adoptConnection(sid, fd) -> [connId, wantsConnectionEvent] | -errno
+// adoptConnection(sid, fd) -> [connId, wantsConnectionEvent] | [dropAddresses] | [] | -errno
+// ([dropAddresses] / []: dropped at maxConnections, with / without a 'drop' listener)
 // A connection accepted elsewhere (a cluster primary's round-robin hand-off).
 export!(adopt_connection, |a| {
     let (sid, fd) = (a.u32(0), a.f64(1) as i32);
@@ -192,7 +195,13 @@ export!(adopt_connection, |a| {
             a.env,
             &[napi::f64v(a.env, id as f64), napi::boolean(a.env, tell)],
         ),
-        _ => napi::i32v(a.env, -libc::EMFILE),
+        // At maxConnections: the addresses for 'drop', which JS emits as net's onconnection
+        // does, in the same call.
+        Some(Admit::Dropped(Some((local, peer)))) => {
+            napi::array(a.env, &[super::sink::addresses(a.env, local, peer)])
+        }
+        Some(Admit::Dropped(None)) => napi::array(a.env, &[]),
+        None => napi::i32v(a.env, -libc::EMFILE),
     }
 });
 

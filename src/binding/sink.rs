@@ -272,6 +272,23 @@ impl Drop for Scope {
     }
 }
 
+/// A dropped connection's addresses for net's 'drop' event: [localAddress, localPort,
+/// localFamily, remoteAddress, remotePort, remoteFamily].
+pub fn addresses(env: Env, local: Option<SocketAddr>, peer: Option<SocketAddr>) -> Value {
+    let mut parts = Vec::with_capacity(6);
+    for a in [local, peer] {
+        match a {
+            Some(a) => {
+                parts.push(napi::utf8(env, &a.ip().to_string()));
+                parts.push(napi::u32v(env, a.port() as u32));
+                parts.push(napi::utf8(env, if a.is_ipv6() { "IPv6" } else { "IPv4" }));
+            }
+            None => parts.extend([napi::undefined(env); 3]),
+        }
+    }
+    napi::array(env, &parts)
+}
+
 fn f64v(env: Env, id: u64) -> Value {
     napi::f64v(env, id as f64)
 }
@@ -332,18 +349,7 @@ impl Sink for JsSink {
 
     fn drop(sid: u32, local: Option<SocketAddr>, peer: Option<SocketAddr>) {
         call(Cb::Drop, None, |env| {
-            let mut parts = Vec::with_capacity(6);
-            for a in [local, peer] {
-                match a {
-                    Some(a) => {
-                        parts.push(napi::utf8(env, &a.ip().to_string()));
-                        parts.push(napi::u32v(env, a.port() as u32));
-                        parts.push(napi::utf8(env, if a.is_ipv6() { "IPv6" } else { "IPv4" }));
-                    }
-                    None => parts.extend([napi::undefined(env); 3]),
-                }
-            }
-            [napi::u32v(env, sid), napi::array(env, &parts)]
+            [napi::u32v(env, sid), addresses(env, local, peer)]
         });
     }
 

@@ -71,7 +71,7 @@ impl Reactor {
                 s.conns,
             )
         };
-        if max > 0 && conns >= max {
+        if max.is_some_and(|max| conns >= max) {
             // node's onconnection: at maxConnections the connection is closed, and 'drop'
             // tells who it was.
             let addrs =

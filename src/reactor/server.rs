@@ -30,7 +30,8 @@ pub struct ServerCfg {
     pub check_interval: u64,
     pub flags: u32,
     pub keep_alive_delay: u32,
-    pub max_connections: u32,
+    /// server.maxConnections: at this many connections new ones are dropped (None: no limit).
+    pub max_connections: Option<u32>,
     /// Most header lines per request (0 = no limit): maxHeadersCount on Node 22+.
     pub max_headers: usize,
 }
@@ -49,7 +50,7 @@ impl Default for ServerCfg {
             check_interval: 30_000,
             flags: S_NO_DELAY,
             keep_alive_delay: 0,
-            max_connections: 0,
+            max_connections: None,
             max_headers: 0,
         }
     }
