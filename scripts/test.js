@@ -96,7 +96,10 @@ function jsTestFiles() {
 run('rust unit tests', 'cargo', ['test', '--lib', '--quiet'], cargoCounts);
 run('clippy', 'cargo', ['clippy', '--lib', '--all-targets', '--quiet', '--', '-D', 'warnings'],
   () => ({ passed: 0, failed: 0 }));
-run('eslint', process.execPath, [require.resolve('eslint/bin/eslint.js'), '.'],
+// eslint's exports map hides bin/, so its CLI is found through the package's own manifest.
+const eslintCli = path.join(path.dirname(require.resolve('eslint/package.json')),
+  require('eslint/package.json').bin.eslint);
+run('eslint', process.execPath, [eslintCli, '.'],
   () => ({ passed: 0, failed: 0 }));
 run('packaging (npm pack, install, macOS check)', process.execPath,
   ['--test', '--test-reporter=tap', 'test/install/install.test.js'], tapCounts);
