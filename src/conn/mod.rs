@@ -50,14 +50,18 @@ pub enum Reading {
     /// The connection was handed over ('upgrade' / 'connect'): bytes go to JS as they are.
     Upgraded,
     /// The head of Upgrade request `seq` went to JS, which decides whether the connection
-    /// upgrades (`decide_upgrade`); `body` reads the request's body if it does not. Nothing
-    /// is parsed, and no more is read, until then.
+    /// upgrades (`decide_upgrade`) before the reactor goes on; `body` reads the request's
+    /// body if it does not.
     Asking { seq: u32, body: Option<Decoder> },
     /// JS decided while the bytes after the head were being parsed: the rest of them is
     /// dropped, then the connection is `Upgraded` or reads the next `Head`. Upgraded, JS
     /// already has them (the upgrade's `head`); refused, llhttp stops after an upgrade
     /// request all the same and node drops the rest of that read.
     Decided { upgraded: bool },
+    /// JS gave no answer (the app's shouldUpgradeCallback threw). node's request stays an
+    /// upgrade: the connection's next bytes upgrade it (JS emits 'upgrade' with them, or
+    /// destroys the socket when nobody listens).
+    Undecided,
     /// The parser failed: like llhttp, every later chunk fails again with the same error (a
     /// 'clientError' listener may keep the socket open).
     Failed(ParseError),
@@ -253,10 +257,19 @@ impl Http1 {
                 };
             }
             Reading::Asking { .. } => {
-                // Bounded input while JS has not decided (a throwing shouldUpgradeCallback
-                // never does): reading stops as it does for queued output.
-                self.throttled = true;
-                return Action::Stop;
+                // No answer: llhttp stopped at the failed callback, the rest of the read is
+                // dropped.
+                self.reading = Reading::Undecided;
+                return Action::Consume(buf.len());
+            }
+            Reading::Undecided => {
+                if buf.is_empty() {
+                    return Action::Stop;
+                }
+                self.reading = Reading::Upgraded;
+                self.keep_alive = KeepAlive::Done;
+                self.req_start = 0;
+                return Action::Raw(buf.len());
             }
             Reading::Decided { upgraded } => {
                 self.reading = if *upgraded {
@@ -435,8 +448,6 @@ impl Http1 {
             return false;
         };
         let (seq, body) = (*seq, body.take());
-        // Reading stopped if parsing met the undecided state.
-        self.throttled = false;
         if upgrade {
             self.reading = Reading::Decided { upgraded: true };
             self.keep_alive = KeepAlive::Done;
@@ -476,7 +487,8 @@ impl Http1 {
         if self.is_upgraded() {
             return Eof::Upgraded;
         }
-        if self.inflight > 0 && half_open {
+        // An undecided upgrade gets no response to wait for (node ends the socket).
+        if self.inflight > 0 && half_open && !matches!(self.reading, Reading::Undecided) {
             // The last pending response ends the connection (response_done).
             self.no_more_requests();
             return Eof::Wait;

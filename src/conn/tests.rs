@@ -541,25 +541,33 @@ fn a_refused_upgrade_that_closes_makes_later_bytes_an_error() {
 }
 
 #[test]
-fn an_undecided_upgrade_stops_parsing_and_reading() {
-    // The callback threw: JS never answers.
+fn an_unanswered_upgrade_drops_the_rest_of_the_read_and_upgrades_on_the_next_bytes() {
+    // The callback threw: JS never answers, and node's request stays an upgrade.
     let mut h = asking(None);
     let input = [UPGRADE, b"rest"].concat();
     let (acts, used) = h.feed(&input);
-    assert_eq!(acts, ["request 0 /u body=rest ask"]);
-    assert_eq!(used, UPGRADE.len(), "the rest stays buffered");
-    assert!(h.http.throttled, "no more is read");
+    assert_eq!(acts, ["request 0 /u body=rest ask", "consume 4"]);
+    assert_eq!(used, input.len());
+    assert!(matches!(h.http.reading, Reading::Undecided));
     assert!(!h.http.is_upgraded());
-    assert_eq!(h.feed(b"rest"), (vec![], 0));
+    assert!(!h.http.decide_upgrade(true), "too late to answer");
     // requestTimeout still applies to it.
     assert!(matches!(h.http.request_clock(), Some((_, true))));
     assert!(h.http.is_busy());
+    assert_eq!(h.actions(b"more"), ["raw more"]);
+    assert!(h.http.is_upgraded());
+    assert!(h.http.request_clock().is_none());
+    assert_eq!(h.http.eof(true), Eof::Upgraded);
+}
 
-    // An answer that comes later takes effect all the same.
-    assert!(h.http.decide_upgrade(false));
-    assert!(!h.http.throttled);
-    assert_eq!(h.actions(b"rest"), ["consume 4"]);
-    assert!(matches!(h.http.reading, Reading::Head));
+#[test]
+fn an_unanswered_upgrade_ends_with_the_peer() {
+    for half_open in [false, true] {
+        let mut h = asking(None);
+        h.actions(UPGRADE);
+        assert_eq!(h.http.eof(half_open), Eof::End);
+        assert_eq!(h.http.writing, Writing::EndAfterFlush);
+    }
 }
 
 #[test]

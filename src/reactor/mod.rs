@@ -300,10 +300,8 @@ impl Reactor {
 
     /// JS decided whether the Upgrade request it was asked about upgrades the connection.
     pub fn decide_upgrade(&mut self, id: u64, upgrade: bool) {
-        let Some(c) = self.conn(id) else { return };
-        let stopped = c.http.throttled;
-        if c.http.decide_upgrade(upgrade) && stopped {
-            self.defer(Deferred::Resume(id));
+        if let Some(c) = self.conn(id) {
+            c.http.decide_upgrade(upgrade);
         }
     }
 
