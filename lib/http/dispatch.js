@@ -5,6 +5,7 @@
 const {
   F_HTTP11, F_KEEP_ALIVE, F_UPGRADE, F_EXPECT_CONTINUE,
   F_EXPECT_OTHER, F_BODY_DONE, F_HOST, F_CONNECT, F_CONTENT_LENGTH, F_CHUNKED, F_INVALID_TE,
+  F_ASK_UPGRADE,
 } = require('../internal/native').flags;
 const { binding, servers, sockets, init } = require('../internal/native');
 const {
@@ -19,10 +20,12 @@ const {
   makeLazy, lazyOf, lazyEnd, lazyDump, watchEnd, onDumpedEnd,
 } = require('../internal/lazy-request-stream');
 const { ConnState } = require('./conn-state');
+const { askUpgrade } = require('./upgrade-callback');
 const diagnostics = require('./diagnostics');
 const errors = require('../internal/errors');
 const {
   kId, kSeq, kState, kNativeDone, kBodyReq, kEagerHeaders, kMode, kParser, kIncoming, kConfig,
+  kAsking,
 } = require('../internal/symbols');
 
 const EMPTY = Buffer.alloc(0);
@@ -93,8 +96,14 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   if (socket[kParser] !== null) socket[kIncoming] = req;
 
   if (req.upgrade) {
-    upgrade(server, socket, req, flags, body);
-    return;
+    if ((flags & F_ASK_UPGRADE) === 0 || askUpgrade(server, socket, req)) {
+      upgrade(server, socket, req, flags, body);
+      return;
+    }
+    // Refused: a plain request, its body (if any) still to come from the addon; `body` was
+    // the upgrade's head.
+    flags &= ~F_UPGRADE;
+    body = undefined;
   }
 
   if ((flags & F_BODY_DONE) === 0) socket[kBodyReq] = req;
@@ -218,7 +227,13 @@ function upgrade(server, socket, req, flags, head) {
   // llhttp completes an upgrade request (no body) before node emits the event.
   req.complete = true;
   req.push(null);
-  server.emit(connect ? 'connect' : 'upgrade', req, socket, head === undefined ? EMPTY : head);
+  const event = connect ? 'connect' : 'upgrade';
+  // shouldUpgradeCallback may say yes with nobody listening: node destroys the socket.
+  if (server.listenerCount(event) > 0) {
+    server.emit(event, req, socket, head === undefined ? EMPTY : head);
+  } else {
+    socket.destroy();
+  }
 }
 
 function assignSocket(res, socket) {
@@ -463,6 +478,14 @@ function onData(id, chunk) {
   const socket = sockets.get(id);
   if (socket === undefined) return;
   if (socket[kMode] === MODE_HTTP) {
+    const asked = socket[kAsking];
+    if (asked !== undefined) {
+      // The upgrade shouldUpgradeCallback threw on: its connection's next bytes upgrade it,
+      // as node's parser (left on that request) hands them to its upgrade path.
+      socket[kAsking] = undefined;
+      upgrade(socket.server, socket, asked, 0, chunk);
+      return;
+    }
     // Bytes the parser consumed, for the app's own 'data' listeners.
     socket.emit('data', chunk);
   } else if (!socket.push(chunk)) {

@@ -2,7 +2,7 @@
 // Connections the addon cannot serve — a JS socket handed to the server with
 // `server.emit('connection', socket)` — run through Node's own http machinery: a hidden
 // node:http Server with the same settings parses them and re-emits its events on ours.
-const { NodeServer } = require('../internal/node-internals');
+const { NodeServer, hasShouldUpgradeCallback } = require('../internal/node-internals');
 const { kShadow, kFallbackSockets } = require('../internal/symbols');
 const stats = require('../internal/stats');
 
@@ -33,6 +33,12 @@ function shadowOf(server) {
       if (FORWARDED.has(event)) return server.listenerCount(event, ...rest);
       return listenerCount.call(this, event, ...rest);
     };
+    if (hasShouldUpgradeCallback) {
+      // node asks the server it parses for (the shadow) whether a request upgrades.
+      shadow.shouldUpgradeCallback = function forwardedUpgradeCallback(req) {
+        return server.shouldUpgradeCallback(req);
+      };
+    }
     server[kShadow] = shadow;
   }
   for (const k of SETTINGS) shadow[k] = server[k];

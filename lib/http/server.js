@@ -26,6 +26,7 @@ const {
 const stats = require('../internal/stats');
 const diagnostics = require('./diagnostics');
 const { listen: listenWith, releaseHandles, refHandles } = require('./listen');
+const { defineUpgradeCallback, initUpgradeCallback } = require('./upgrade-callback');
 
 /** node's isLenient(): the process-wide --insecure-http-parser flag. */
 const processLenient = process.execArgv.includes('--insecure-http-parser') ||
@@ -77,6 +78,7 @@ function Server(options, requestListener) {
   };
   this[kSid] = -1;
   storeHTTPOptions.call(this, options);
+  initUpgradeCallback(this, options);
   if (!options.IncomingMessage) this[kIncomingMessage] = IncomingMessage;
   if (!options.ServerResponse) this[kServerResponse] = ServerResponse;
   net.Server.call(this, {
@@ -116,6 +118,7 @@ function Server(options, requestListener) {
 Object.setPrototypeOf(Server.prototype, NodeServer.prototype);
 Object.setPrototypeOf(Server, NodeServer);
 sameInstances(Server, NodeServer);
+defineUpgradeCallback(Server.prototype);
 
 const collected = new FinalizationRegistry((sid) => binding.serverFree(sid));
 

@@ -26,4 +26,6 @@ module.exports = {
   kParser: Symbol('fast-http.parser'),
   kIncoming: Symbol('fast-http.incoming'),
   kHead: Symbol('fast-http.decidedHead'),
+  kUpgradeCallback: Symbol('fast-http.shouldUpgradeCallback'),
+  kAsking: Symbol('fast-http.askingUpgrade'),
 };

@@ -2,6 +2,7 @@
 //! (`binding.flags`) instead of keeping copies.
 
 use super::napi::{self, Env, Value};
+use crate::conn::F_ASK_UPGRADE;
 use crate::proto::encode::*;
 use crate::proto::parse::*;
 use crate::reactor::server::*;
@@ -22,6 +23,7 @@ pub const FLAGS: &[(&str, u32)] = &[
     ("F_CONN_CLOSE", F_CONN_CLOSE),
     ("F_HTTP10", F_HTTP10),
     ("F_INVALID_TE", F_INVALID_TE),
+    ("F_ASK_UPGRADE", F_ASK_UPGRADE),
     ("VERSION_SHIFT", VERSION_SHIFT),
     ("R_DATE", R_DATE),
     ("R_CONN_KEEP_ALIVE", R_CONN_KEEP_ALIVE),
@@ -44,6 +46,7 @@ pub const FLAGS: &[(&str, u32)] = &[
     ("S_LENIENT", S_LENIENT),
     ("S_HAS_CLIENT_ERROR", S_HAS_CLIENT_ERROR),
     ("S_HAS_DROP", S_HAS_DROP),
+    ("S_UPGRADE_CALLBACK", S_UPGRADE_CALLBACK),
 ];
 
 /// The table as a frozen-by-convention JS object.

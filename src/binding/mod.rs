@@ -86,6 +86,7 @@ const EXPORTS: &[Export] = &[
     ("flushAll", socket::flush_all),
     ("pause", socket::pause),
     ("inject", socket::inject),
+    ("decideUpgrade", socket::decide_upgrade),
     ("tap", socket::tap),
     ("destroy", socket::destroy),
     ("shutdown", socket::shutdown),

@@ -140,6 +140,13 @@ fn set_flag(id: u64, flag: u32, on: bool) -> bool {
     .unwrap_or(false)
 }
 
+// decideUpgrade(id, upgrade): server.shouldUpgradeCallback's answer for the Upgrade request
+// dispatched with F_ASK_UPGRADE.
+export!(decide_upgrade, |a| {
+    reactor::with(|r| r.decide_upgrade(id_of(&a, 0), a.bool(1)));
+    undef(&a)
+});
+
 // tap(id, on): raw bytes also go to JS while the app listens for the socket's 'data'.
 export!(tap, |a| {
     set_flag(id_of(&a, 0), C_TAP, a.bool(1));

@@ -23,6 +23,10 @@ use bytes::BytesMut;
 /// pauses a pipelining client's socket the same way while its writes queue up).
 pub const OUTPUT_HIGH_WATER: usize = 64 * 1024;
 
+/// Set in a dispatched request's flags when JS decides whether it upgrades (`ask_upgrade`):
+/// the connection waits until `decide_upgrade`.
+pub const F_ASK_UPGRADE: u32 = 1 << 24;
+
 /// What the server knows that decides how a request is read.
 pub struct Limits<'a> {
     pub methods: &'a Methods,
@@ -31,6 +35,9 @@ pub struct Limits<'a> {
     /// The server listens for 'upgrade' / 'connect'.
     pub upgrade: bool,
     pub connect: bool,
+    /// server.shouldUpgradeCallback is the app's: whether an Upgrade request (not CONNECT)
+    /// upgrades is known only once JS has called it, so `upgrade` does not decide.
+    pub ask_upgrade: bool,
 }
 
 /// What the next input bytes are.
@@ -42,6 +49,19 @@ pub enum Reading {
     Body { seq: u32, dec: Decoder },
     /// The connection was handed over ('upgrade' / 'connect'): bytes go to JS as they are.
     Upgraded,
+    /// The head of Upgrade request `seq` went to JS, which decides whether the connection
+    /// upgrades (`decide_upgrade`) before the reactor goes on; `body` reads the request's
+    /// body if it does not.
+    Asking { seq: u32, body: Option<Decoder> },
+    /// JS decided while the bytes after the head were being parsed: the rest of them is
+    /// dropped, then the connection is `Upgraded` or reads the next `Head`. Upgraded, JS
+    /// already has them (the upgrade's `head`); refused, llhttp stops after an upgrade
+    /// request all the same and node drops the rest of that read.
+    Decided { upgraded: bool },
+    /// JS gave no answer (the app's shouldUpgradeCallback threw). node's request stays an
+    /// upgrade: the connection's next bytes upgrade it (JS emits 'upgrade' with them, or
+    /// destroys the socket when nobody listens).
+    Undecided,
     /// The parser failed: like llhttp, every later chunk fails again with the same error (a
     /// 'clientError' listener may keep the socket open).
     Failed(ParseError),
@@ -236,6 +256,29 @@ impl Http1 {
                     Ok((n, Event::NeedMore)) => Action::Consume(n),
                 };
             }
+            Reading::Asking { .. } => {
+                // No answer: llhttp stopped at the failed callback, the rest of the read is
+                // dropped.
+                self.reading = Reading::Undecided;
+                return Action::Consume(buf.len());
+            }
+            Reading::Undecided => {
+                if buf.is_empty() {
+                    return Action::Stop;
+                }
+                self.reading = Reading::Upgraded;
+                self.keep_alive = KeepAlive::Done;
+                self.req_start = 0;
+                return Action::Raw(buf.len());
+            }
+            Reading::Decided { upgraded } => {
+                self.reading = if *upgraded {
+                    Reading::Upgraded
+                } else {
+                    Reading::Head
+                };
+                return Action::Consume(buf.len());
+            }
             Reading::Head => {}
         }
         if buf.is_empty() {
@@ -273,11 +316,12 @@ impl Http1 {
             // node:http destroys a CONNECT connection nobody listens for.
             return Action::CloseNow;
         }
-        let upgrade = flags & parse::F_UPGRADE != 0 && (connect || lim.upgrade);
+        let ask = flags & parse::F_UPGRADE != 0 && lim.ask_upgrade && !connect;
+        let upgrade = flags & parse::F_UPGRADE != 0 && (connect || lim.upgrade) && !ask;
         // llhttp stops after an upgrade request (its head, or its body) even when nobody
         // listens for 'upgrade': node serves the request and drops the rest of that read.
         let paused_upgrade = flags & parse::F_UPGRADE != 0 && !upgrade;
-        if !upgrade {
+        if !upgrade && !ask {
             flags &= !parse::F_UPGRADE;
         }
         let after_idle = std::mem::take(&mut self.keep_alive_idle);
@@ -288,7 +332,21 @@ impl Http1 {
         self.headers_done = true;
         let mut consumed = head.head_len;
         let mut body = None;
-        if upgrade {
+        if ask {
+            // Only the head is used until JS decides; the rest is what the upgraded protocol
+            // would start with (node's `head`), or the body and what follows.
+            body = Some((head.head_len, buf.len()));
+            let dec = match head.framing {
+                Framing::None => None,
+                Framing::Length(n) => Some(Decoder::for_length(n)),
+                Framing::Chunked => Some(Decoder::chunked(flags)),
+            };
+            flags |= F_ASK_UPGRADE;
+            self.reading = Reading::Asking { seq, body: dec };
+            if flags & parse::F_KEEP_ALIVE == 0 {
+                self.keep_alive = KeepAlive::Closing;
+            }
+        } else if upgrade {
             // The rest of the input is the upgraded protocol's first bytes (`head`).
             body = Some((head.head_len, buf.len()));
             consumed = buf.len();
@@ -375,7 +433,41 @@ impl Http1 {
     }
 
     pub fn is_upgraded(&self) -> bool {
-        matches!(self.reading, Reading::Upgraded)
+        matches!(
+            self.reading,
+            Reading::Upgraded | Reading::Decided { upgraded: true }
+        )
+    }
+
+    /// JS decided whether the Upgrade request it was asked about upgrades the connection
+    /// (server.shouldUpgradeCallback). Refused, it is a plain request: its body is read as
+    /// one (llhttp stops after it, see `Decoder::of_upgrade`), and without one it is complete.
+    /// Returns false when nothing was being asked.
+    pub fn decide_upgrade(&mut self, upgrade: bool) -> bool {
+        let Reading::Asking { seq, body } = &mut self.reading else {
+            return false;
+        };
+        let (seq, body) = (*seq, body.take());
+        if upgrade {
+            self.reading = Reading::Decided { upgraded: true };
+            self.keep_alive = KeepAlive::Done;
+            self.req_start = 0;
+            return true;
+        }
+        match body {
+            Some(dec) => {
+                self.reading = Reading::Body {
+                    seq,
+                    dec: dec.of_upgrade(),
+                }
+            }
+            None => {
+                self.reading = Reading::Decided { upgraded: false };
+                self.req_start = 0;
+                self.headers_done = false;
+            }
+        }
+        true
     }
 
     /// Whether a request is being received or answered (closeIdleConnections spares it).
@@ -395,7 +487,8 @@ impl Http1 {
         if self.is_upgraded() {
             return Eof::Upgraded;
         }
-        if self.inflight > 0 && half_open {
+        // An undecided upgrade gets no response to wait for (node ends the socket).
+        if self.inflight > 0 && half_open && !matches!(self.reading, Reading::Undecided) {
             // The last pending response ends the connection (response_done).
             self.no_more_requests();
             return Eof::Wait;

@@ -18,6 +18,10 @@ struct Harness {
     http: Http1,
     upgrade: bool,
     connect: bool,
+    /// The server has its own shouldUpgradeCallback...
+    ask: bool,
+    /// ...which answers this while the request is dispatched (None: it threw).
+    answer: Option<bool>,
     max_headers: usize,
 }
 
@@ -32,6 +36,7 @@ impl Harness {
             parse,
             upgrade: self.upgrade,
             connect: self.connect,
+            ask_upgrade: self.ask,
         }
     }
 
@@ -40,6 +45,8 @@ impl Harness {
             http: Http1::new(1),
             upgrade: false,
             connect: false,
+            ask: false,
+            answer: None,
             max_headers: 0,
         }
     }
@@ -62,14 +69,25 @@ impl Harness {
                 Action::Dispatch(n, d) => {
                     off += n;
                     out.push(format!(
-                        "request {} {}{}{}",
+                        "request {} {}{}{}{}",
                         d.seq,
                         s(d.url),
                         d.body
                             .map(|b| format!(" body={}", s(b)))
                             .unwrap_or_default(),
-                        if d.after_idle { " after-idle" } else { "" }
+                        if d.after_idle { " after-idle" } else { "" },
+                        if d.flags & F_ASK_UPGRADE != 0 {
+                            " ask"
+                        } else {
+                            ""
+                        }
                     ));
+                    // JS answers inside its 'request' callback, before the reactor goes on.
+                    if d.flags & F_ASK_UPGRADE != 0 {
+                        if let Some(answer) = self.answer {
+                            assert!(self.http.decide_upgrade(answer));
+                        }
+                    }
                     self.http.dispatched();
                 }
                 Action::Body(n, seq, r) => {
@@ -414,4 +432,170 @@ fn more_header_fields_than_allowed_fail() {
     let mut h = Harness::new();
     h.max_headers = 4;
     assert_eq!(h.actions(input), ["request 0 /"]);
+}
+
+const UPGRADE: &[u8] = b"GET /u HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: ws\r\n\r\n";
+
+fn asking(answer: Option<bool>) -> Harness {
+    let mut h = Harness::new();
+    h.ask = true;
+    h.answer = answer;
+    h
+}
+
+#[test]
+fn an_upgrade_js_accepts_hands_the_rest_of_the_input_over() {
+    let mut h = asking(Some(true));
+    // Listeners do not matter: the callback decides.
+    h.upgrade = false;
+    let input = [UPGRADE, b"head"].concat();
+    let (acts, used) = h.feed(&input);
+    assert_eq!(acts, ["request 0 /u body=head ask", "consume 4"]);
+    assert_eq!(used, input.len());
+    assert!(h.http.is_upgraded());
+    assert_eq!(h.http.keep_alive, KeepAlive::Done);
+    assert!(h.http.request_clock().is_none());
+    assert_eq!(h.actions(b"more"), ["raw more"]);
+    assert_eq!(h.http.eof(false), Eof::Upgraded);
+}
+
+#[test]
+fn an_upgrade_js_refuses_is_a_plain_request_and_the_rest_of_the_read_is_dropped() {
+    let mut h = asking(Some(false));
+    h.upgrade = true;
+    let input = [UPGRADE, b"GET /b HTTP/1.1\r\n\r\n"].concat();
+    let (acts, used) = h.feed(&input);
+    assert_eq!(
+        acts,
+        [
+            "request 0 /u body=GET /b HTTP/1.1\r\n\r\n ask",
+            "consume 19"
+        ]
+    );
+    assert_eq!(used, input.len());
+    assert!(matches!(h.http.reading, Reading::Head));
+    assert!(!h.http.is_upgraded());
+    assert!(h.http.request_clock().is_none(), "the request is complete");
+    assert_eq!(h.http.keep_alive, KeepAlive::Open);
+    h.http.response_done(0, false).unwrap();
+    assert_eq!(
+        h.actions(b"GET /c HTTP/1.1\r\n\r\n"),
+        ["request 1 /c after-idle"],
+        "the next read is parsed"
+    );
+}
+
+#[test]
+fn a_refused_upgrade_reads_its_body_then_drops_the_rest_of_that_read() {
+    let mut h = asking(Some(false));
+    let head =
+        b"POST /u HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: ws\r\nContent-Length: 3\r\n\r\n";
+    let input = [&head[..], b"abcGET /b HTTP/1.1\r\n\r\n"].concat();
+    let (acts, used) = h.feed(&input);
+    assert_eq!(
+        acts,
+        [
+            "request 0 /u body=abcGET /b HTTP/1.1\r\n\r\n ask",
+            "body 0 abc",
+            "end 0"
+        ]
+    );
+    assert_eq!(used, input.len());
+    assert_eq!(h.actions(b"GET /c HTTP/1.1\r\n\r\n"), ["request 1 /c"]);
+
+    // The body in pieces: the read that ends it is the one whose rest is dropped.
+    let mut h = asking(Some(false));
+    assert_eq!(
+        h.actions(&[&head[..], b"a"].concat()),
+        ["request 0 /u body=a ask", "body 0 a"]
+    );
+    assert!(
+        h.http.request_clock().is_some(),
+        "the body is still arriving"
+    );
+    assert_eq!(
+        h.actions(b"bcGET /b HTTP/1.1\r\n\r\n"),
+        ["body 0 bc", "end 0"]
+    );
+    assert_eq!(h.actions(b"GET /c HTTP/1.1\r\n\r\n"), ["request 1 /c"]);
+}
+
+#[test]
+fn a_refused_upgrade_with_a_chunked_body() {
+    let mut h = asking(Some(false));
+    let input = b"POST /u HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: ws\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\nGET /b HTTP/1.1\r\n\r\n";
+    let acts = h.actions(input);
+    assert_eq!(&acts[1..], ["body 0 abc", "end 0"]);
+    assert!(matches!(h.http.reading, Reading::Head));
+}
+
+#[test]
+fn a_refused_upgrade_that_closes_makes_later_bytes_an_error() {
+    let mut h = asking(Some(false));
+    h.actions(b"GET /u HTTP/1.1\r\nConnection: Upgrade, close\r\nUpgrade: ws\r\n\r\n");
+    assert_eq!(h.http.keep_alive, KeepAlive::Closing);
+    assert_eq!(
+        h.actions(b"GET / HTTP/1.1\r\n\r\n"),
+        ["error HPE_CLOSED_CONNECTION"]
+    );
+}
+
+#[test]
+fn an_unanswered_upgrade_drops_the_rest_of_the_read_and_upgrades_on_the_next_bytes() {
+    // The callback threw: JS never answers, and node's request stays an upgrade.
+    let mut h = asking(None);
+    let input = [UPGRADE, b"rest"].concat();
+    let (acts, used) = h.feed(&input);
+    assert_eq!(acts, ["request 0 /u body=rest ask", "consume 4"]);
+    assert_eq!(used, input.len());
+    assert!(matches!(h.http.reading, Reading::Undecided));
+    assert!(!h.http.is_upgraded());
+    assert!(!h.http.decide_upgrade(true), "too late to answer");
+    // requestTimeout still applies to it.
+    assert!(matches!(h.http.request_clock(), Some((_, true))));
+    assert!(h.http.is_busy());
+    assert_eq!(h.actions(b"more"), ["raw more"]);
+    assert!(h.http.is_upgraded());
+    assert!(h.http.request_clock().is_none());
+    assert_eq!(h.http.eof(true), Eof::Upgraded);
+}
+
+#[test]
+fn an_unanswered_upgrade_ends_with_the_peer() {
+    for half_open in [false, true] {
+        let mut h = asking(None);
+        h.actions(UPGRADE);
+        assert_eq!(h.http.eof(half_open), Eof::End);
+        assert_eq!(h.http.writing, Writing::EndAfterFlush);
+    }
+}
+
+#[test]
+fn an_answer_nobody_asked_for_changes_nothing() {
+    let mut h = Harness::new();
+    assert!(!h.http.decide_upgrade(true));
+    h.actions(b"GET / HTTP/1.1\r\n\r\n");
+    assert!(!h.http.decide_upgrade(true));
+    assert!(matches!(h.http.reading, Reading::Head));
+}
+
+#[test]
+fn connect_is_never_asked() {
+    let mut h = asking(Some(false));
+    h.connect = true;
+    assert_eq!(
+        h.actions(b"CONNECT a:443 HTTP/1.1\r\n\r\nx"),
+        ["request 0 a:443 body=x"]
+    );
+    assert!(h.http.is_upgraded());
+}
+
+#[test]
+fn plain_requests_are_not_asked() {
+    let mut h = asking(Some(true));
+    assert_eq!(
+        h.actions(b"GET / HTTP/1.1\r\nUpgrade: ws\r\n\r\n"),
+        ["request 0 /"],
+        "Upgrade without Connection: upgrade is no upgrade request"
+    );
 }

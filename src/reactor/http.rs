@@ -1,7 +1,7 @@
 //! Bytes read from a connection, through its HTTP/1 state machine, to the sink.
 
 use super::io::ReadStep;
-use super::server::{S_HALF_OPEN, S_HAS_CONNECT, S_HAS_UPGRADE, S_LENIENT};
+use super::server::{S_HALF_OPEN, S_HAS_CONNECT, S_HAS_UPGRADE, S_LENIENT, S_UPGRADE_CALLBACK};
 use super::sink::{ClientError, Request, Sink};
 use super::*;
 use crate::conn::{Action, Eof, Limits};
@@ -148,6 +148,7 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Option<(u32, Action)> {
         parse,
         upgrade: s.has(S_HAS_UPGRADE),
         connect: s.has(S_HAS_CONNECT),
+        ask_upgrade: s.has(S_UPGRADE_CALLBACK),
     };
     let server_timeout = s.cfg.timeout;
     let c = r.conns.get_mut(id)?;

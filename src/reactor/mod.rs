@@ -298,6 +298,13 @@ impl Reactor {
         self.defer(Deferred::Resume(id));
     }
 
+    /// JS decided whether the Upgrade request it was asked about upgrades the connection.
+    pub fn decide_upgrade(&mut self, id: u64, upgrade: bool) {
+        if let Some(c) = self.conn(id) {
+            c.http.decide_upgrade(upgrade);
+        }
+    }
+
     /// JS ended the socket: FIN once the output is written.
     pub fn shutdown(&mut self, id: u64) {
         let Some(c) = self.conn(id) else { return };

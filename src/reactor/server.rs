@@ -18,6 +18,8 @@ pub const S_LENIENT: u32 = 1 << 8;
 pub const S_HAS_CLIENT_ERROR: u32 = 1 << 9;
 /// The server listens for 'drop' (a connection closed at maxConnections).
 pub const S_HAS_DROP: u32 = 1 << 10;
+/// server.shouldUpgradeCallback is the app's: JS decides whether an Upgrade request upgrades.
+pub const S_UPGRADE_CALLBACK: u32 = 1 << 12;
 
 pub struct ServerCfg {
     pub max_header_size: usize,
