@@ -44,6 +44,7 @@ pub const FLAGS: &[(&str, u32)] = &[
     ("S_LENIENT", S_LENIENT),
     ("S_HAS_CLIENT_ERROR", S_HAS_CLIENT_ERROR),
     ("S_HAS_DROP", S_HAS_DROP),
+    ("S_RELAXED", S_RELAXED),
 ];
 
 /// The table as a frozen-by-convention JS object.

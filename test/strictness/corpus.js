@@ -103,7 +103,8 @@ function parse(text, file = FILE) {
       case 'server':
         for (const kv of value.split(/\s+/).filter(Boolean)) {
           const [k, v] = kv.split('=');
-          cur.server[k] = v === 'true' ? true : v === 'false' ? false : Number(v);
+          cur.server[k] = v === 'true' ? true : v === 'false' ? false
+            : /^\d+$/.test(v) ? Number(v) : v;
         }
         break;
       case 'listen': cur.listen.push(...value.split(/\s+/).filter(Boolean)); break;

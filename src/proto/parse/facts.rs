@@ -6,6 +6,7 @@ use super::{
     F_CONN_KEEP_ALIVE, F_CONTENT_LENGTH, F_EXPECT_CONTINUE, F_EXPECT_OTHER, F_HAS_BODY, F_HOST,
     F_HTTP10, F_HTTP11, F_INVALID_TE, F_KEEP_ALIVE, F_UPGRADE, VERSION_SHIFT,
 };
+use crate::proto::chars::{self, VALUE};
 
 // Facts of one message, as llhttp's `flags` (plus what node:http reads from the headers).
 pub(super) const M_CONN_KEEP_ALIVE: u16 = 1;
@@ -64,6 +65,12 @@ impl Special {
 pub(super) fn conn_flags(v: &[u8]) -> u16 {
     let mut flags = 0;
     for tok in v.split(|&b| b == b',') {
+        // A control character (in a value a lenient parser let through) sends llhttp from
+        // its connection states to its general value states for the rest of the value: no
+        // token from there on counts.
+        if tok.iter().any(|&b| !chars::is(b, VALUE)) {
+            break;
+        }
         let start = tok.iter().position(|&b| b != b' ' && b != b'\t');
         let end = tok.iter().rposition(|&b| b != b' ' && b != b'\t');
         let (Some(s), Some(e)) = (start, end) else {

@@ -7,7 +7,7 @@ use super::facts::{
     M_EXPECT_CONTINUE, M_HOST, M_TRANSFER_ENCODING, M_UPGRADE,
 };
 use super::machine::{St, MIN_DROP};
-use super::{HeadParser, Limits};
+use super::{HeadParser, Leniency, Limits};
 use crate::proto::chars::{self, TOKEN};
 use crate::proto::errors::{self, ParseError};
 
@@ -71,14 +71,7 @@ impl HeadParser {
                     self.count(n, limits)?;
                 }
                 Field::Value if self.vm == Vm::General => {
-                    let rest = &buf[self.pos.min(buf.len())..];
-                    let n = if limits.lenient {
-                        rest.iter()
-                            .position(|&b| matches!(b, b'\r' | b'\n' | 0))
-                            .unwrap_or(rest.len())
-                    } else {
-                        chars::value_run(rest)
-                    };
+                    let n = value_run(&buf[self.pos.min(buf.len())..], limits.leniency);
                     self.pos += n;
                     self.count(n, limits)?;
                 }
@@ -213,14 +206,7 @@ impl HeadParser {
                 .iter()
                 .position(|&b| b != b' ' && b != b'\t')
                 .unwrap_or(line.len() - n - 1);
-        let m = if limits.lenient {
-            line[v..]
-                .iter()
-                .position(|&b| matches!(b, b'\r' | b'\n' | 0))
-                .unwrap_or(line.len() - v)
-        } else {
-            chars::value_run(&line[v..])
-        };
+        let m = value_run(&line[v..], limits.leniency);
         let e = v + m;
         if m == 0
             || line.get(e) != Some(&b'\r')
@@ -387,6 +373,14 @@ impl HeadParser {
                 Ok(())
             }
             b'\n' => Err(self.err(errors::CR_EXPECTED)),
+            // A control character a special machine handed on: llhttp's relaxed (and lenient)
+            // value state takes it and goes back to its general value state, so the field's
+            // facts are not set.
+            _ if b != 0 && limits.leniency.relaxed_values() => {
+                self.vm = Vm::General;
+                self.pos += 1;
+                self.count(1, limits)
+            }
             _ => Err(self.err(errors::INVALID_HEADER_VALUE)),
         }
     }
@@ -408,5 +402,17 @@ impl HeadParser {
             _ => {}
         }
         self.vm = Vm::General;
+    }
+}
+
+/// The value bytes at the start of `s`: llhttp's HEADER_CHARS, or with relaxed values any byte
+/// but NUL, CR and LF (llhttp RELAXED_HEADER_CHARS).
+fn value_run(s: &[u8], leniency: Leniency) -> usize {
+    if leniency.relaxed_values() {
+        s.iter()
+            .position(|&b| matches!(b, b'\r' | b'\n' | 0))
+            .unwrap_or(s.len())
+    } else {
+        chars::value_run(s)
     }
 }

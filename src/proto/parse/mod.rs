@@ -50,6 +50,33 @@ pub const VERSION_SHIFT: u32 = 16;
 /// HPE_HEADER_OVERFLOW past `maxHeadersCount` fields (default 2000 entries, 1000 fields).
 pub const DEFAULT_MAX_HEADER_FIELDS: usize = 1000;
 
+/// How far request parsing departs from llhttp's strict grammar. node picks llhttp's lenient
+/// flags from the server's httpValidation (Node 24+), else its insecureHTTPParser, else the
+/// --insecure-http-parser flag (lib/_http_common.js calculateLenientFlags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Leniency {
+    /// No lenient flag (httpValidation 'strict', or nothing asked).
+    #[default]
+    Strict,
+    /// httpValidation 'relaxed': llhttp's LENIENT_HEADER_VALUE_RELAXED alone. Header values
+    /// (and trailer values) may hold any byte but NUL, CR and LF.
+    Relaxed,
+    /// httpValidation 'insecure', insecureHTTPParser or --insecure-http-parser: node sets
+    /// every llhttp lenient flag. Of those, only the header-value part of LENIENT_HEADERS is
+    /// taken, without NUL: values as with `Relaxed`. What the other flags let through (folds,
+    /// bare CR or LF line ends, Content-Length with Transfer-Encoding, a coding after chunked,
+    /// other versions, bytes after a closing message, the chunk leniencies) stays an error:
+    /// stricter than node, never looser.
+    Insecure,
+}
+
+impl Leniency {
+    /// Header values may hold control characters other than NUL, CR and LF.
+    pub fn relaxed_values(self) -> bool {
+        self != Leniency::Strict
+    }
+}
+
 /// The limits of one server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -58,23 +85,22 @@ pub struct Limits {
     pub max_header_size: usize,
     /// Header fields allowed per head and per trailer section.
     pub max_header_fields: usize,
-    /// insecureHTTPParser: header values may hold any byte but CR, LF and NUL.
-    pub lenient: bool,
+    pub leniency: Leniency,
 }
 
 impl Limits {
-    pub fn new(max_header_size: usize, lenient: bool) -> Self {
+    pub fn new(max_header_size: usize, leniency: Leniency) -> Self {
         Limits {
             max_header_size,
             max_header_fields: DEFAULT_MAX_HEADER_FIELDS,
-            lenient,
+            leniency,
         }
     }
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits::new(16 * 1024, false)
+        Limits::new(16 * 1024, Leniency::Strict)
     }
 }
 

@@ -248,7 +248,7 @@ fn header_size_counts_url_names_and_values() {
         b
     };
     let base = 1 + 4 + 9 + 5 + 4 + 7;
-    let limits = Limits::new(max, false);
+    let limits = Limits::new(max, Leniency::Strict);
     assert!(parse_request(&head(max - base - 1), &methods(), &limits)
         .unwrap()
         .is_some());
@@ -281,13 +281,146 @@ fn blanks_before_values_are_not_counted() {
     assert!(parse(&b).unwrap().is_some());
 }
 
+fn parse_with(b: &[u8], leniency: Leniency) -> Result<Option<RequestHead>, ParseError> {
+    parse_request(b, &methods(), &Limits::new(16 * 1024, leniency))
+}
+
+fn err_with(b: &[u8], leniency: Leniency) -> (&'static str, &'static str) {
+    let e = parse_with(b, leniency).unwrap_err();
+    (e.code, e.reason)
+}
+
+const LENIENT: [Leniency; 2] = [Leniency::Relaxed, Leniency::Insecure];
+
 #[test]
 fn lenient_accepts_control_chars_in_values() {
     let b = b"GET / HTTP/1.1\r\nContent-Type: text/te\x08t\r\n\r\n";
     assert!(parse(b).is_err());
-    assert!(parse_request(b, &methods(), &Limits::new(16 * 1024, true))
-        .unwrap()
-        .is_some());
+    assert!(parse_with(b, Leniency::Insecure).unwrap().is_some());
+}
+
+#[test]
+fn relaxed_values_take_every_byte_but_nul_cr_and_lf() {
+    let value_char = ("HPE_INVALID_HEADER_TOKEN", "Invalid header value char");
+    let ctl = (1..0x20u8)
+        .chain([0x7f])
+        .filter(|&c| !matches!(c, b'\t' | b'\r' | b'\n'));
+    for c in ctl {
+        // A whole line, and a value the field machine reads (its field not ended yet).
+        let line = [&b"GET / HTTP/1.1\r\nX-Ctrl: value"[..], &[c], b"here\r\n"].concat();
+        let head = [&line[..], b"\r\n"].concat();
+        assert_eq!(err(&head), value_char, "{c:#x}");
+        assert_eq!(err_with(&head, Leniency::Strict), value_char, "{c:#x}");
+        for l in LENIENT {
+            let h = parse_with(&head, l).unwrap().unwrap();
+            assert_eq!(&head[h.headers.0..h.headers.1], &line[16..], "{c:#x} {l:?}");
+            assert_eq!(parse_with(&line, l), Ok(None), "{c:#x} {l:?}");
+            // The first value byte, and a value of control characters only.
+            let first = [&b"GET / HTTP/1.1\r\nX:"[..], &[c, c], b"\r\n\r\n"].concat();
+            assert!(parse_with(&first, l).unwrap().is_some(), "{c:#x} {l:?}");
+        }
+    }
+    for l in LENIENT {
+        let e = parse_with(b"GET / HTTP/1.1\r\nX: a\0b\r\n\r\n", l).unwrap_err();
+        assert_eq!((e.code, e.reason, e.at), (value_char.0, value_char.1, 20));
+        assert_eq!(
+            err_with(b"GET / HTTP/1.1\r\nX: a\rb\r\n\r\n", l).0,
+            "HPE_LF_EXPECTED"
+        );
+        assert_eq!(
+            err_with(b"GET / HTTP/1.1\r\nX: a\x01\n\r\n", l).0,
+            "HPE_CR_EXPECTED"
+        );
+    }
+}
+
+#[test]
+fn relaxed_values_are_all_that_is_lenient() {
+    // llhttp's other lenient flags (node's kLenientAll) are not taken, in either mode.
+    for l in LENIENT {
+        for (head, code) in [
+            (&b"GET / HTTP/1.1\r\nX: a\r\n b\r\n\r\n"[..], "HPE_INVALID_HEADER_TOKEN"),
+            (b"GET / HTTP/1.1\nHost: x\r\n\r\n", "HPE_INVALID_VERSION"),
+            (b"GET / HTTP/1.1\r\n Host: x\r\n\r\n", "HPE_UNEXPECTED_SPACE"),
+            (b"GET / HTTP/1.1\r\nHost : x\r\n\r\n", "HPE_INVALID_HEADER_TOKEN"),
+            (b"GET / HTTP/1.3\r\n\r\n", "HPE_INVALID_VERSION"),
+            (
+                b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+                "HPE_INVALID_TRANSFER_ENCODING",
+            ),
+            (
+                b"POST / HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
+                "HPE_INVALID_TRANSFER_ENCODING",
+            ),
+        ] {
+            assert_eq!(err_with(head, l).0, code, "{l:?} {:?}", String::from_utf8_lossy(head));
+        }
+    }
+}
+
+#[test]
+fn relaxed_control_characters_in_special_values() {
+    let r = |b: &[u8]| parse_with(b, Leniency::Relaxed);
+    // llhttp's Content-Length states take digits and blanks only.
+    assert_eq!(
+        err_with(
+            b"POST / HTTP/1.1\r\nContent-Length: 1\x01\r\n\r\n",
+            Leniency::Relaxed
+        )
+        .0,
+        "HPE_INVALID_CONTENT_LENGTH"
+    );
+    // A Transfer-Encoding value goes on as a general one: chunked is not the final coding.
+    for v in [
+        &b"chunked\x01"[..],
+        b"\x01, chunked",
+        b"gzip\x01, chunked",
+        b"chu\x7fnked",
+    ] {
+        let b = [
+            &b"POST / HTTP/1.1\r\nTransfer-Encoding: "[..],
+            v,
+            b"\r\n\r\n",
+        ]
+        .concat();
+        let h = r(&b).unwrap().unwrap();
+        assert_eq!(h.flags & (F_INVALID_TE | F_CHUNKED), F_INVALID_TE, "{v:?}");
+    }
+    let h = r(b"POST / HTTP/1.1\r\nTransfer-Encoding: x\x01, chunked\r\nTransfer-Encoding: chunked\r\n\r\n");
+    assert_eq!(h.unwrap().unwrap().framing, Framing::Chunked);
+    // Connection tokens count up to the one holding a control character.
+    let flags = |v: &[u8], version: &[u8]| {
+        let b = [
+            &b"GET / HTTP/"[..],
+            version,
+            b"\r\nConnection: ",
+            v,
+            b"\r\n\r\n",
+        ]
+        .concat();
+        r(&b).unwrap().unwrap().flags & (F_KEEP_ALIVE | F_CONN_CLOSE)
+    };
+    assert_eq!(flags(b"keep-alive, \x01", b"1.0"), F_KEEP_ALIVE);
+    assert_eq!(flags(b"keep-alive\x01", b"1.0"), 0);
+    assert_eq!(flags(b"\x01, keep-alive", b"1.0"), 0);
+    assert_eq!(flags(b"x\x01, close", b"1.1"), F_KEEP_ALIVE);
+    assert_eq!(flags(b"close, x\x01", b"1.1"), F_CONN_CLOSE);
+    let h = r(b"GET / HTTP/1.1\r\nConnection: upgrade, \x01\r\nUpgrade: ws\r\n\r\n");
+    assert_ne!(h.unwrap().unwrap().flags & F_UPGRADE, 0);
+}
+
+#[test]
+fn relaxed_trailer_values() {
+    let trailers = |l: Leniency| {
+        HeadParser::for_trailers()
+            .parse_trailers(b"X: a\x01b\r\n\r\n", &Limits::new(16 * 1024, l))
+            .map(|t| t.map(|t| t.len))
+    };
+    assert_eq!(
+        trailers(Leniency::Strict).unwrap_err().code,
+        "HPE_INVALID_HEADER_TOKEN"
+    );
+    assert_eq!(trailers(Leniency::Relaxed), Ok(Some(10)));
 }
 
 #[test]
