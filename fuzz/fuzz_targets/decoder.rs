@@ -5,7 +5,7 @@
 
 use fast_http_fuzz::pieces;
 use fast_http_fuzz::proto::decode::{Decoder, Event};
-use fast_http_fuzz::proto::parse::{Limits, F_HTTP11, F_KEEP_ALIVE, VERSION_SHIFT};
+use fast_http_fuzz::proto::parse::{Leniency, Limits, F_HTTP11, F_KEEP_ALIVE, VERSION_SHIFT};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Debug, PartialEq, Eq)]
@@ -58,7 +58,12 @@ fuzz_target!(|data: &[u8]| {
     let Some((ctl, input)) = data.split_first_chunk::<2>() else {
         return;
     };
-    let limits = Limits::new(if ctl[1] & 1 == 0 { 16 * 1024 } else { 48 }, false);
+    let leniency = if ctl[1] & 0x80 == 0 {
+        Leniency::Strict
+    } else {
+        Leniency::Relaxed
+    };
+    let limits = Limits::new(if ctl[1] & 1 == 0 { 16 * 1024 } else { 48 }, leniency);
     let head = F_HTTP11 | F_KEEP_ALIVE | (1 << VERSION_SHIFT) | (1 << (VERSION_SHIFT + 4));
     let make = || {
         if ctl[1] & 2 == 0 {

@@ -3,7 +3,7 @@
 #![no_main]
 
 use fast_http_fuzz::pieces;
-use fast_http_fuzz::proto::parse::{Limits, Methods};
+use fast_http_fuzz::proto::parse::{Leniency, Limits, Methods};
 use fast_http_fuzz::proto::sim::{simulate, test_methods};
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
@@ -15,11 +15,13 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let methods = METHODS.get_or_init(test_methods);
+    let leniency = match ctl[1] & 0b1010 {
+        0 | 0b1000 => Leniency::Strict,
+        0b10 => Leniency::Relaxed,
+        _ => Leniency::Insecure,
+    };
     // Small limits reach the overflow paths with short inputs.
-    let mut limits = Limits::new(
-        if ctl[1] & 1 == 0 { 16 * 1024 } else { 64 },
-        ctl[1] & 2 != 0,
-    );
+    let mut limits = Limits::new(if ctl[1] & 1 == 0 { 16 * 1024 } else { 64 }, leniency);
     if ctl[1] & 4 != 0 {
         limits.max_header_fields = 3;
     }

@@ -14,7 +14,7 @@ const FORWARDED = new Set([
 const SETTINGS = [
   'timeout', 'keepAliveTimeout', 'headersTimeout', 'requestTimeout', 'maxHeadersCount',
   'maxRequestsPerSocket', 'requireHostHeader', 'joinDuplicateHeaders', 'maxHeaderSize',
-  'insecureHTTPParser', 'rejectNonStandardBodyWrites', 'httpAllowHalfOpen',
+  'insecureHTTPParser', 'httpValidation', 'rejectNonStandardBodyWrites', 'httpAllowHalfOpen',
 ];
 
 function shadowOf(server) {

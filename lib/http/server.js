@@ -6,7 +6,7 @@
 const {
   S_HAS_CONNECTION, S_HAS_TIMEOUT, S_HAS_UPGRADE,
   S_HAS_CONNECT, S_NO_DELAY, S_KEEP_ALIVE, S_HALF_OPEN,
-  S_LENIENT, S_HAS_CLIENT_ERROR, S_HAS_DROP,
+  S_LENIENT, S_HAS_CLIENT_ERROR, S_HAS_DROP, S_RELAXED,
 } = require('../internal/native').flags;
 const net = require('node:net');
 const { binding, servers } = require('../internal/native');
@@ -14,7 +14,7 @@ require('./dispatch');
 const {
   NodeServer, storeHTTPOptions, kConnectionsCheckingInterval, parseUniqueHeadersOption, maxHeaderSize: defaultMaxHeaderSize,
   kIncomingMessage, kServerResponse, kUniqueHeaders, NodeIncomingMessage, NodeServerResponse,
-  sameInstances, headerCountLimit, nullableMaxConnections,
+  sameInstances, headerCountLimit, nullableMaxConnections, hasHttpValidation,
 } = require('../internal/node-internals');
 const { IncomingMessage, isFastRequest } = require('./incoming');
 const { ServerResponse } = require('./response');
@@ -31,6 +31,22 @@ const { defineUpgradeCallback, initUpgradeCallback } = require('./upgrade-callba
 /** node's isLenient(): the process-wide --insecure-http-parser flag. */
 const processLenient = process.execArgv.includes('--insecure-http-parser') ||
   /(^|\s)--insecure-http-parser(\s|$)/.test(process.env.NODE_OPTIONS || '');
+
+/**
+ * How leniently the addon parses requests (S_RELAXED, S_LENIENT or neither), chosen as node's
+ * calculateLenientFlags chooses llhttp's lenient flags: httpValidation where the running Node
+ * has it ('strict' even under --insecure-http-parser), else insecureHTTPParser, else the
+ * process flag.
+ */
+function leniencyFlags(server) {
+  const validation = hasHttpValidation ? server.httpValidation : undefined;
+  if (validation === 'strict') return 0;
+  if (validation === 'relaxed') return S_RELAXED;
+  if (validation === 'insecure') return S_LENIENT;
+  const lenient = server.insecureHTTPParser === undefined ? processLenient
+    : !!server.insecureHTTPParser;
+  return lenient ? S_LENIENT : 0;
+}
 
 const LISTENER_FLAGS = {
   __proto__: null,
@@ -146,9 +162,7 @@ function pushConfig(server) {
   const sid = server[kSid];
   if (sid < 0) return;
   const c = server[kConfig];
-  const lenient = server.insecureHTTPParser === undefined ? processLenient
-    : !!server.insecureHTTPParser;
-  c.flags = lenient ? (c.flags | S_LENIENT) : (c.flags & ~S_LENIENT);
+  c.flags = (c.flags & ~(S_LENIENT | S_RELAXED)) | leniencyFlags(server);
   const kat = c.keepAliveTimeout;
   const max = c.maxRequestsPerSocket > 0 ? `, max=${c.maxRequestsPerSocket}` : '';
   binding.serverConfig(sid, {

@@ -109,6 +109,8 @@ module.exports = {
   kOptimizeEmptyRequests: serverSyms.OptimizeEmptyRequestsOption,
   kDetachAbortSignal: inProtoSyms.kDetachAbortSignal,
   hasShouldUpgradeCallback: typeof probeServer.shouldUpgradeCallback === 'function',
+  // Node 24+'s httpValidation server option (node's storeHTTPOptions sets the property).
+  hasHttpValidation: Object.hasOwn(probeServer, 'httpValidation'),
   defaultShouldUpgradeCallback: probeServer.shouldUpgradeCallback,
   // Node 24's socketOnClose also aborts the responses waiting for the socket, and its
   // socketOnDrain emits a response's 'drain' only once res.writableLength is 0.

@@ -47,6 +47,7 @@ pub const FLAGS: &[(&str, u32)] = &[
     ("S_HAS_CLIENT_ERROR", S_HAS_CLIENT_ERROR),
     ("S_HAS_DROP", S_HAS_DROP),
     ("S_UPGRADE_CALLBACK", S_UPGRADE_CALLBACK),
+    ("S_RELAXED", S_RELAXED),
 ];
 
 /// The table as a frozen-by-convention JS object.

@@ -27,7 +27,7 @@ struct Harness {
 
 impl Harness {
     fn limits(&self) -> Limits<'static> {
-        let mut parse = crate::proto::parse::Limits::new(16 * 1024, false);
+        let mut parse = crate::proto::parse::Limits::default();
         if self.max_headers > 0 {
             parse.max_header_fields = self.max_headers;
         }

@@ -6,7 +6,7 @@
 //! byte at a time, the outcome (heads, bodies, trailers, or the error) must be the one the
 //! whole input gives.
 
-use super::parse::{HeadParser, Limits};
+use super::parse::{HeadParser, Leniency, Limits};
 use super::sim::{simulate, test_methods, Ev};
 use bytes::BytesMut;
 
@@ -18,6 +18,7 @@ pub(crate) struct Case {
     pub raw: Vec<u8>,
     pub split: bool,
     pub max_header_size: usize,
+    pub leniency: Leniency,
 }
 
 /// Decodes one escaped `raw:` value (the escapes of test/strictness/corpus.js).
@@ -74,6 +75,7 @@ pub(crate) fn corpus() -> Vec<Case> {
                 raw: Vec::new(),
                 split: true,
                 max_header_size: 16 * 1024,
+                leniency: Leniency::Strict,
             });
         } else if let (Some(c), Some(v)) = (cases.last_mut(), line.strip_prefix("raw: ")) {
             unescape(v.as_bytes(), &mut c.raw);
@@ -84,6 +86,14 @@ pub(crate) fn corpus() -> Vec<Case> {
                 if let Some(n) = kv.strip_prefix("maxHeaderSize=") {
                     c.max_header_size = n.parse().unwrap();
                 }
+                // The parser's leniency as node's calculateLenientFlags picks it (on Node 24+,
+                // where httpValidation exists).
+                c.leniency = match kv {
+                    "insecureHTTPParser=true" | "httpValidation=insecure" => Leniency::Insecure,
+                    "httpValidation=relaxed" => Leniency::Relaxed,
+                    "httpValidation=strict" | "insecureHTTPParser=false" => Leniency::Strict,
+                    _ => c.leniency,
+                };
             }
         }
     }
@@ -107,7 +117,7 @@ fn corpus_parses_alike_at_every_split() {
     let cases = corpus();
     assert!(cases.len() >= 150, "corpus has {} cases", cases.len());
     for c in cases.iter().filter(|c| c.split) {
-        let limits = Limits::new(c.max_header_size, false);
+        let limits = Limits::new(c.max_header_size, c.leniency);
         let mut input = c.raw.clone();
         input.extend_from_slice(FOLLOW_UP);
         let whole = simulate([&input[..]], &methods, &limits);

@@ -1,7 +1,7 @@
 //! Bytes read from a connection, through its HTTP/1 state machine, to the sink.
 
 use super::io::ReadStep;
-use super::server::{S_HALF_OPEN, S_HAS_CONNECT, S_HAS_UPGRADE, S_LENIENT, S_UPGRADE_CALLBACK};
+use super::server::{S_HALF_OPEN, S_HAS_CONNECT, S_HAS_UPGRADE, S_UPGRADE_CALLBACK};
 use super::sink::{ClientError, Request, Sink};
 use super::*;
 use crate::conn::{Action, Eof, Limits};
@@ -137,7 +137,7 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Option<(u32, Action)> {
     let now = r.now;
     let sid = r.conns.get(id)?.server;
     let s = r.servers.get(sid as usize)?.as_ref()?;
-    let mut parse = parse::Limits::new(s.cfg.max_header_size, s.has(S_LENIENT));
+    let mut parse = parse::Limits::new(s.cfg.max_header_size, s.leniency());
     parse.max_header_fields = if s.cfg.max_headers > 0 {
         s.cfg.max_headers
     } else {

@@ -1,6 +1,7 @@
 //! A server's settings and listener, as the reactor sees them.
 
 use crate::net::Listener;
+use crate::proto::parse::Leniency;
 
 /// The server listens for 'connection': JS hears about every accepted connection.
 pub const S_HAS_CONNECTION: u32 = 1;
@@ -12,12 +13,15 @@ pub const S_NO_DELAY: u32 = 1 << 5;
 pub const S_KEEP_ALIVE: u32 = 1 << 6;
 /// server.httpAllowHalfOpen: after the peer's FIN, finish the pending responses first.
 pub const S_HALF_OPEN: u32 = 1 << 7;
-/// insecureHTTPParser: llhttp's lenient header parsing.
+/// httpValidation 'insecure', insecureHTTPParser or --insecure-http-parser: requests are
+/// parsed with `Leniency::Insecure`.
 pub const S_LENIENT: u32 = 1 << 8;
 /// The server listens for 'clientError': a connection reset before JS knew of it is told.
 pub const S_HAS_CLIENT_ERROR: u32 = 1 << 9;
 /// The server listens for 'drop' (a connection closed at maxConnections).
 pub const S_HAS_DROP: u32 = 1 << 10;
+/// httpValidation 'relaxed' (Node 24+): requests are parsed with `Leniency::Relaxed`.
+pub const S_RELAXED: u32 = 1 << 11;
 /// server.shouldUpgradeCallback is the app's: JS decides whether an Upgrade request upgrades.
 pub const S_UPGRADE_CALLBACK: u32 = 1 << 12;
 
@@ -80,6 +84,17 @@ impl Server {
 
     pub fn has(&self, flag: u32) -> bool {
         self.cfg.flags & flag != 0
+    }
+
+    /// How leniently requests are parsed (JS sets at most one of the two flags).
+    pub fn leniency(&self) -> Leniency {
+        if self.has(S_LENIENT) {
+            Leniency::Insecure
+        } else if self.has(S_RELAXED) {
+            Leniency::Relaxed
+        } else {
+            Leniency::Strict
+        }
     }
 }
 

@@ -68,6 +68,7 @@ function unescape(text, where) {
 
 const KEYS = new Set([
   'why', 'raw', 'stricter', 'todo', 'server', 'listen', 'expect', 'split', 'followup',
+  'nodehangs',
 ]);
 
 /**
@@ -84,7 +85,7 @@ function parse(text, file = FILE) {
     if (line.startsWith('#') || line.trim() === '') return;
     if (line.startsWith('=== ')) {
       cur = {
-        name: line.slice(4).trim(), why: '', raw: '', stricter: null, todo: null,
+        name: line.slice(4).trim(), why: '', raw: '', stricter: null, todo: null, nodeHangs: null,
         server: {}, listen: [], responses: undefined, followup: true, split: true,
         line: n + 1,
       };
@@ -100,10 +101,17 @@ function parse(text, file = FILE) {
       case 'why': cur.why += (cur.why ? ' ' : '') + value; break;
       case 'stricter': cur.stricter = value; break;
       case 'todo': cur.todo = value; break;
+      case 'nodehangs': {
+        const r = /^(\d+(?:,\d+)*) (.+)$/.exec(value);
+        if (!r) throw new Error(`${where}: nodehangs: MAJOR[,MAJOR] reason`);
+        cur.nodeHangs = { majors: r[1].split(',').map(Number), reason: r[2] };
+        break;
+      }
       case 'server':
         for (const kv of value.split(/\s+/).filter(Boolean)) {
           const [k, v] = kv.split('=');
-          cur.server[k] = v === 'true' ? true : v === 'false' ? false : Number(v);
+          cur.server[k] = v === 'true' ? true : v === 'false' ? false
+            : /^\d+$/.test(v) ? Number(v) : v;
         }
         break;
       case 'listen': cur.listen.push(...value.split(/\s+/).filter(Boolean)); break;

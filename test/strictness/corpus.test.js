@@ -48,8 +48,12 @@ async function compareMode(t, c, mode) {
   return node;
 }
 
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+
 for (const c of cases) {
   const options = c.todo ? { todo: c.todo } : {};
+  // Stock node:http cannot be the judge where it never answers (the case says why).
+  if (c.nodeHangs?.majors.includes(NODE_MAJOR)) options.skip = `node:http hangs: ${c.nodeHangs.reason}`;
   test(`strictness: ${c.name}`, options, async (t) => {
     const node = await compareMode(t, c, 'same-write');
     await compareMode(t, c, 'later-write');

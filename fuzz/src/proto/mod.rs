@@ -7,7 +7,7 @@ pub mod chars;
 pub mod decode;
 #[path = "../../../src/proto/errors.rs"]
 pub mod errors;
-#[path = "../../../src/proto/parse.rs"]
+#[path = "../../../src/proto/parse/mod.rs"]
 pub mod parse;
 #[path = "../../../src/proto/sim.rs"]
 pub mod sim;
