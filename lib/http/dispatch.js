@@ -5,7 +5,7 @@
 const {
   F_HTTP11, F_KEEP_ALIVE, F_UPGRADE, F_EXPECT_CONTINUE,
   F_EXPECT_OTHER, F_BODY_DONE, F_HOST, F_CONNECT, F_CONTENT_LENGTH, F_CHUNKED, F_INVALID_TE,
-  F_ASK_UPGRADE,
+  F_ASK_UPGRADE, F_UPGRADE_BODY,
 } = require('../internal/native').flags;
 const { binding, servers, sockets, init } = require('../internal/native');
 const {
@@ -21,11 +21,12 @@ const {
 } = require('../internal/lazy-request-stream');
 const { ConnState } = require('./conn-state');
 const { askUpgrade } = require('./upgrade-callback');
+const { UpgradeStream } = require('./upgrade-stream');
 const diagnostics = require('./diagnostics');
 const errors = require('../internal/errors');
 const {
   kId, kSeq, kState, kNativeDone, kBodyReq, kEagerHeaders, kMode, kParser, kIncoming, kConfig,
-  kAsking,
+  kAsking, kUpgradeReq, kUpgradeStream,
 } = require('../internal/symbols');
 
 const EMPTY = Buffer.alloc(0);
@@ -97,7 +98,13 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
 
   if (req.upgrade) {
     if ((flags & F_ASK_UPGRADE) === 0 || askUpgrade(server, socket, req)) {
-      upgrade(server, socket, req, flags, body);
+      if ((flags & F_UPGRADE_BODY) === 0) {
+        upgrade(server, socket, req, flags, body);
+      } else {
+        // Node 26: the body first, through req; the addon says when to emit (onUpgrade).
+        socket[kBodyReq] = req;
+        socket[kUpgradeReq] = req;
+      }
       return;
     }
     // Refused: a plain request, its body (if any) still to come from the addon; `body` was
@@ -214,25 +221,67 @@ function deliverBody(req, flags, body) {
   else req.push(null);
 }
 
-function upgrade(server, socket, req, flags, head) {
-  const connect = (flags & F_CONNECT) !== 0;
+/** The socket leaves node's HTTP server: its bytes are the app's from now on. */
+function detachHttp(socket) {
   toRaw(socket);
   socket.removeListener('timeout', socketOnTimeout);
   socket.removeListener('error', socketOnError);
   socket.removeListener('close', socketOnClose);
   socket.removeListener('close', onResponseSocketClose);
   socket.removeListener('drain', socketOnDrain);
+}
+
+function upgrade(server, socket, req, flags, head) {
+  detachHttp(socket);
   // Responses to earlier pipelined requests still finish through the state, as in node.
   socket.readableFlowing = null;
   // llhttp completes an upgrade request (no body) before node emits the event.
-  req.complete = true;
-  req.push(null);
-  const event = connect ? 'connect' : 'upgrade';
+  if (!req.complete) {
+    req.complete = true;
+    req.push(null);
+  }
+  emitUpgrade(server, (flags & F_CONNECT) !== 0 ? 'connect' : 'upgrade', req, socket,
+    head === undefined ? EMPTY : head);
+}
+
+function emitUpgrade(server, event, req, stream, head) {
   // shouldUpgradeCallback may say yes with nobody listening: node destroys the socket.
   if (server.listenerCount(event) > 0) {
-    server.emit(event, req, socket, head === undefined ? EMPTY : head);
+    server.emit(event, req, stream, head);
   } else {
-    socket.destroy();
+    req.socket.destroy();
+  }
+}
+
+/** node's socketOnEnd while an upgrade's body is read: the parser finishes without error. */
+function upgradeSocketOnEnd() {
+  if (this[kUpgradeReq] != null && !this.server.httpAllowHalfOpen) this.end();
+}
+
+/**
+ * Node 26, an Upgrade request whose body went through `req` (onParserExecuteCommon): once the
+ * read that brought the head is parsed, 'upgrade' is emitted with the socket and what followed
+ * the body when the body came whole (`head`), else with an UpgradeStream and an empty head,
+ * and the protocol's bytes reach that stream once the body has ended.
+ */
+function onUpgrade(id, seq, head) {
+  const socket = sockets.get(id);
+  const req = socket?.[kUpgradeReq];
+  if (req == null || req[kSeq] !== seq) return;
+  const stream = socket[kUpgradeStream];
+  if (head === undefined) {
+    socket.on('end', upgradeSocketOnEnd);
+    const s = socket[kUpgradeStream] = new UpgradeStream(socket, req);
+    emitUpgrade(socket.server, 'upgrade', req, s, EMPTY);
+    return;
+  }
+  socket[kUpgradeReq] = null;
+  if (stream === undefined) {
+    upgrade(socket.server, socket, req, 0, head);
+  } else {
+    socket.removeListener('end', upgradeSocketOnEnd);
+    detachHttp(socket);
+    stream.requestBodyCompleted(head);
   }
 }
 
@@ -528,7 +577,7 @@ function onServerDrained(sid) {
 init({
   onRequest, onBody, onBodyEnd, onDrain, onClose, onReset, onTimeout, onClientError, onConnection,
   onDrop,
-  onData, onEnd, onServerDrained, onShutdown, onInternalError,
+  onData, onEnd, onServerDrained, onShutdown, onInternalError, onUpgrade,
 });
 
 module.exports = { socketFor, onConnection, onDrop };

@@ -6,7 +6,7 @@
 const {
   S_HAS_CONNECTION, S_HAS_TIMEOUT, S_HAS_UPGRADE,
   S_HAS_CONNECT, S_NO_DELAY, S_KEEP_ALIVE, S_HALF_OPEN,
-  S_LENIENT, S_HAS_CLIENT_ERROR, S_HAS_DROP, S_RELAXED,
+  S_LENIENT, S_HAS_CLIENT_ERROR, S_HAS_DROP, S_RELAXED, S_UPGRADE_BODY,
 } = require('../internal/native').flags;
 const net = require('node:net');
 const { binding, servers } = require('../internal/native');
@@ -14,7 +14,7 @@ require('./dispatch');
 const {
   NodeServer, storeHTTPOptions, kConnectionsCheckingInterval, parseUniqueHeadersOption, maxHeaderSize: defaultMaxHeaderSize,
   kIncomingMessage, kServerResponse, kUniqueHeaders, NodeIncomingMessage, NodeServerResponse,
-  sameInstances, headerCountLimit, nullableMaxConnections, hasHttpValidation,
+  sameInstances, headerCountLimit, nullableMaxConnections, hasHttpValidation, upgradeBodyFirst,
 } = require('../internal/node-internals');
 const { IncomingMessage, isFastRequest } = require('./incoming');
 const { ServerResponse } = require('./response');
@@ -89,7 +89,7 @@ function Server(options, requestListener) {
     maxConnections: undefined,
     maxHeadersCount: null,
     keepAliveTimeoutBuffer: undefined,
-    flags: (options.noDelay ?? true) ? S_NO_DELAY : 0,
+    flags: ((options.noDelay ?? true) ? S_NO_DELAY : 0) | (upgradeBodyFirst ? S_UPGRADE_BODY : 0),
     keepAliveInitialDelay: 0,
   };
   this[kSid] = -1;

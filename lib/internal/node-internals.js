@@ -116,6 +116,10 @@ module.exports = {
   // socketOnDrain emits a response's 'drain' only once res.writableLength is 0.
   abortsWaitingResponses: nodeMajor >= 24,
   drainWaitsForResponse: nodeMajor >= 24,
+  // Node 26's parserOnIncoming lets llhttp read an Upgrade request's body (it returned 2,
+  // skip the body, before): the body goes through req and 'upgrade' gets an UpgradeStream
+  // when the body has not all arrived with the head.
+  upgradeBodyFirst: nodeMajor >= 26,
   kHeaders: inSyms.kHeaders,
   kHeadersCount: inSyms.kHeadersCount,
   kTrailers: inSyms.kTrailers,

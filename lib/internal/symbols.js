@@ -28,4 +28,8 @@ module.exports = {
   kHead: Symbol('fast-http.decidedHead'),
   kUpgradeCallback: Symbol('fast-http.shouldUpgradeCallback'),
   kAsking: Symbol('fast-http.askingUpgrade'),
+  kUpgradeReq: Symbol('fast-http.upgradeRequest'),
+  kUpgradeStream: Symbol('fast-http.upgradeStream'),
+  kSocket: Symbol('fast-http.socket'),
+  kRequest: Symbol('fast-http.request'),
 };

@@ -2,7 +2,7 @@
 //! (`binding.flags`) instead of keeping copies.
 
 use super::napi::{self, Env, Value};
-use crate::conn::F_ASK_UPGRADE;
+use crate::conn::{F_ASK_UPGRADE, F_UPGRADE_BODY};
 use crate::proto::encode::*;
 use crate::proto::parse::*;
 use crate::reactor::server::*;
@@ -24,6 +24,7 @@ pub const FLAGS: &[(&str, u32)] = &[
     ("F_HTTP10", F_HTTP10),
     ("F_INVALID_TE", F_INVALID_TE),
     ("F_ASK_UPGRADE", F_ASK_UPGRADE),
+    ("F_UPGRADE_BODY", F_UPGRADE_BODY),
     ("VERSION_SHIFT", VERSION_SHIFT),
     ("R_DATE", R_DATE),
     ("R_CONN_KEEP_ALIVE", R_CONN_KEEP_ALIVE),
@@ -48,6 +49,7 @@ pub const FLAGS: &[(&str, u32)] = &[
     ("S_HAS_DROP", S_HAS_DROP),
     ("S_UPGRADE_CALLBACK", S_UPGRADE_CALLBACK),
     ("S_RELAXED", S_RELAXED),
+    ("S_UPGRADE_BODY", S_UPGRADE_BODY),
 ];
 
 /// The table as a frozen-by-convention JS object.

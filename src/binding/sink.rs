@@ -46,9 +46,11 @@ pub enum Cb {
     Shutdown,
     /// (serverId|-1, message): fast-http panicked
     InternalError,
+    /// (connId, seq, head|undefined): an Upgrade request whose body went through it upgrades
+    Upgrade,
 }
 
-pub const CALLBACK_NAMES: [&str; 15] = [
+pub const CALLBACK_NAMES: [&str; 16] = [
     "onRequest",
     "onBody",
     "onBodyEnd",
@@ -64,6 +66,7 @@ pub const CALLBACK_NAMES: [&str; 15] = [
     "onServerDrained",
     "onShutdown",
     "onInternalError",
+    "onUpgrade",
 ];
 
 /// The async resource type of connections' contexts, as node's parser resource is named.
@@ -387,6 +390,16 @@ impl Sink for JsSink {
                     Some(t) => napi::latin1(env, t),
                     None => napi::undefined(env),
                 },
+            ]
+        });
+    }
+
+    fn upgrade(id: u64, seq: u32, head: Option<&[u8]>) {
+        call(Cb::Upgrade, Some(id), |env| {
+            [
+                f64v(env, id),
+                napi::u32v(env, seq),
+                bytes_or_undefined(env, head),
             ]
         });
     }

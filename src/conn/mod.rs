@@ -27,6 +27,11 @@ pub const OUTPUT_HIGH_WATER: usize = 64 * 1024;
 /// the connection waits until `decide_upgrade`.
 pub const F_ASK_UPGRADE: u32 = 1 << 24;
 
+/// Set in a dispatched Upgrade request's flags when its body, if it upgrades, goes through
+/// the request before the connection is handed over (`Limits::upgrade_body`): JS emits
+/// 'upgrade' at `Action::Upgrade`, not at the dispatch.
+pub const F_UPGRADE_BODY: u32 = 1 << 25;
+
 /// What the server knows that decides how a request is read.
 pub struct Limits<'a> {
     pub methods: &'a Methods,
@@ -38,6 +43,9 @@ pub struct Limits<'a> {
     /// server.shouldUpgradeCallback is the app's: whether an Upgrade request (not CONNECT)
     /// upgrades is known only once JS has called it, so `upgrade` does not decide.
     pub ask_upgrade: bool,
+    /// Node 26+: an Upgrade request's body is read as the request's (node's parserOnIncoming
+    /// no longer skips it), and the upgraded protocol starts after it.
+    pub upgrade_body: bool,
 }
 
 /// What the next input bytes are.
@@ -47,6 +55,12 @@ pub enum Reading {
     Head,
     /// The body of request `seq`.
     Body { seq: u32, dec: Decoder },
+    /// The body of Upgrade request `seq` (`Limits::upgrade_body`); `told`: JS was told to
+    /// emit 'upgrade' before the body ended (the read that brought the head ended first).
+    UpgradeBody { seq: u32, dec: Decoder, told: bool },
+    /// Upgrade request `seq`'s body ended: the rest of this read is the protocol's first
+    /// bytes, then the connection is `Upgraded`.
+    UpgradeAfterBody { seq: u32 },
     /// The connection was handed over ('upgrade' / 'connect'): bytes go to JS as they are.
     Upgraded,
     /// The head of Upgrade request `seq` went to JS, which decides whether the connection
@@ -118,6 +132,10 @@ pub enum Action {
     BodyEnd(usize, u32, Option<Vec<u8>>),
     /// Bytes of an upgraded connection.
     Raw(usize),
+    /// JS emits 'upgrade' for request `seq` whose body goes through the request: `true`,
+    /// the body ended and the bytes used are the protocol's first (node's `head`); `false`,
+    /// the body is still coming (node 26 emits at the end of the read with an UpgradeStream).
+    Upgrade(usize, u32, bool),
     /// A parse error: the reactor reports it (the state is already `Failed`).
     Error(ParseError),
     /// Close at once (CONNECT nobody listens for, as node:http destroys it).
@@ -256,6 +274,31 @@ impl Http1 {
                     Ok((n, Event::NeedMore)) => Action::Consume(n),
                 };
             }
+            Reading::UpgradeBody { seq, dec, told } => {
+                let seq = *seq;
+                return match dec.step(buf, &lim.parse) {
+                    Err(e) => self.error(e),
+                    Ok((n, Event::Data(a, b))) => Action::Body(n, seq, (a, b)),
+                    Ok((n, Event::Done(done))) => {
+                        self.reading = Reading::UpgradeAfterBody { seq };
+                        self.req_start = 0;
+                        self.headers_done = false;
+                        Action::BodyEnd(n, seq, done.trailers)
+                    }
+                    // The read is used up with the body unfinished: node emits now.
+                    Ok((0, Event::NeedMore)) if !*told => {
+                        *told = true;
+                        Action::Upgrade(0, seq, false)
+                    }
+                    Ok((0, Event::NeedMore)) => Action::Stop,
+                    Ok((n, Event::NeedMore)) => Action::Consume(n),
+                };
+            }
+            Reading::UpgradeAfterBody { seq } => {
+                let seq = *seq;
+                self.reading = Reading::Upgraded;
+                return Action::Upgrade(buf.len(), seq, true);
+            }
             Reading::Asking { .. } => {
                 // No answer: llhttp stopped at the failed callback, the rest of the read is
                 // dropped.
@@ -332,15 +375,25 @@ impl Http1 {
         self.headers_done = true;
         let mut consumed = head.head_len;
         let mut body = None;
-        if ask {
+        let dec = match head.framing {
+            Framing::None => None,
+            Framing::Length(n) => Some(Decoder::for_length(n)),
+            Framing::Chunked => Some(Decoder::chunked(flags)),
+        };
+        if (ask || upgrade) && lim.upgrade_body && !connect && dec.is_some() {
+            flags |= F_UPGRADE_BODY;
+        }
+        if upgrade && flags & F_UPGRADE_BODY != 0 {
+            self.reading = Reading::UpgradeBody {
+                seq,
+                dec: dec.expect("a body to read"),
+                told: false,
+            };
+            self.keep_alive = KeepAlive::Done;
+        } else if ask {
             // Only the head is used until JS decides; the rest is what the upgraded protocol
             // would start with (node's `head`), or the body and what follows.
             body = Some((head.head_len, buf.len()));
-            let dec = match head.framing {
-                Framing::None => None,
-                Framing::Length(n) => Some(Decoder::for_length(n)),
-                Framing::Chunked => Some(Decoder::chunked(flags)),
-            };
             flags |= F_ASK_UPGRADE;
             self.reading = Reading::Asking { seq, body: dec };
             if flags & parse::F_KEEP_ALIVE == 0 {
@@ -355,7 +408,6 @@ impl Http1 {
             self.req_start = 0;
         } else {
             let mut dec = match head.framing {
-                Framing::None => None,
                 Framing::Length(n) if (buf.len() - head.head_len) as u64 >= n => {
                     let end = head.head_len + n as usize;
                     body = Some((head.head_len, end));
@@ -363,8 +415,7 @@ impl Http1 {
                     flags |= parse::F_BODY_DONE;
                     None
                 }
-                Framing::Length(n) => Some(Decoder::for_length(n)),
-                Framing::Chunked => Some(Decoder::chunked(flags)),
+                _ => dec,
             };
             if paused_upgrade {
                 dec = dec.map(Decoder::of_upgrade);
@@ -439,15 +490,32 @@ impl Http1 {
         )
     }
 
+    /// Whether the peer's end is JS's to handle: upgraded, or an upgrade JS emitted while
+    /// its body was still coming (node 26 reads no error into that end: the UpgradeStream
+    /// ends, and node's socketOnEnd ends the socket).
+    pub fn eof_is_js(&self) -> bool {
+        self.is_upgraded() || matches!(self.reading, Reading::UpgradeBody { told: true, .. })
+    }
+
     /// JS decided whether the Upgrade request it was asked about upgrades the connection
     /// (server.shouldUpgradeCallback). Refused, it is a plain request: its body is read as
     /// one (llhttp stops after it, see `Decoder::of_upgrade`), and without one it is complete.
-    /// Returns false when nothing was being asked.
-    pub fn decide_upgrade(&mut self, upgrade: bool) -> bool {
+    /// Accepted with `upgrade_body` (`Limits::upgrade_body`), a body is read as the request's
+    /// first (`Reading::UpgradeBody`). Returns false when nothing was being asked.
+    pub fn decide_upgrade(&mut self, upgrade: bool, upgrade_body: bool) -> bool {
         let Reading::Asking { seq, body } = &mut self.reading else {
             return false;
         };
         let (seq, body) = (*seq, body.take());
+        if let (true, true, Some(dec)) = (upgrade, upgrade_body, &body) {
+            self.reading = Reading::UpgradeBody {
+                seq,
+                dec: dec.clone(),
+                told: false,
+            };
+            self.keep_alive = KeepAlive::Done;
+            return true;
+        }
         if upgrade {
             self.reading = Reading::Decided { upgraded: true };
             self.keep_alive = KeepAlive::Done;
@@ -484,7 +552,7 @@ impl Http1 {
     /// The peer ended its side. `half_open`: server.httpAllowHalfOpen.
     pub fn eof(&mut self, half_open: bool) -> Eof {
         self.peer_eof = true;
-        if self.is_upgraded() {
+        if self.eof_is_js() {
             return Eof::Upgraded;
         }
         // An undecided upgrade gets no response to wait for (node ends the socket).
@@ -494,8 +562,10 @@ impl Http1 {
             return Eof::Wait;
         }
         let mid_message = !matches!(self.reading, Reading::Failed(_))
-            && (matches!(self.reading, Reading::Body { .. })
-                || self.rbuf.iter().any(|&b| b != b'\r' && b != b'\n'));
+            && (matches!(
+                self.reading,
+                Reading::Body { .. } | Reading::UpgradeBody { .. }
+            ) || self.rbuf.iter().any(|&b| b != b'\r' && b != b'\n'));
         if mid_message {
             return Eof::MidMessage;
         }

@@ -23,6 +23,8 @@ struct Harness {
     /// ...which answers this while the request is dispatched (None: it threw).
     answer: Option<bool>,
     max_headers: usize,
+    /// Node 26: an Upgrade request's body goes through the request first.
+    upgrade_body: bool,
 }
 
 impl Harness {
@@ -37,6 +39,7 @@ impl Harness {
             upgrade: self.upgrade,
             connect: self.connect,
             ask_upgrade: self.ask,
+            upgrade_body: self.upgrade_body,
         }
     }
 
@@ -48,6 +51,7 @@ impl Harness {
             ask: false,
             answer: None,
             max_headers: 0,
+            upgrade_body: false,
         }
     }
 
@@ -85,7 +89,7 @@ impl Harness {
                     // JS answers inside its 'request' callback, before the reactor goes on.
                     if d.flags & F_ASK_UPGRADE != 0 {
                         if let Some(answer) = self.answer {
-                            assert!(self.http.decide_upgrade(answer));
+                            assert!(self.http.decide_upgrade(answer, self.upgrade_body));
                         }
                     }
                     self.http.dispatched();
@@ -101,6 +105,14 @@ impl Harness {
                         t.map(|t| format!(" trailers={:?}", String::from_utf8_lossy(&t)))
                             .unwrap_or_default()
                     ));
+                }
+                Action::Upgrade(n, seq, done) => {
+                    out.push(if done {
+                        format!("upgrade {seq} head={}", String::from_utf8_lossy(&rest[..n]))
+                    } else {
+                        format!("upgrade {seq} body still coming")
+                    });
+                    off += n;
                 }
                 Action::Raw(n) => {
                     out.push(format!("raw {}", String::from_utf8_lossy(&rest[..n])));
@@ -550,7 +562,7 @@ fn an_unanswered_upgrade_drops_the_rest_of_the_read_and_upgrades_on_the_next_byt
     assert_eq!(used, input.len());
     assert!(matches!(h.http.reading, Reading::Undecided));
     assert!(!h.http.is_upgraded());
-    assert!(!h.http.decide_upgrade(true), "too late to answer");
+    assert!(!h.http.decide_upgrade(true, false), "too late to answer");
     // requestTimeout still applies to it.
     assert!(matches!(h.http.request_clock(), Some((_, true))));
     assert!(h.http.is_busy());
@@ -573,9 +585,9 @@ fn an_unanswered_upgrade_ends_with_the_peer() {
 #[test]
 fn an_answer_nobody_asked_for_changes_nothing() {
     let mut h = Harness::new();
-    assert!(!h.http.decide_upgrade(true));
+    assert!(!h.http.decide_upgrade(true, false));
     h.actions(b"GET / HTTP/1.1\r\n\r\n");
-    assert!(!h.http.decide_upgrade(true));
+    assert!(!h.http.decide_upgrade(true, false));
     assert!(matches!(h.http.reading, Reading::Head));
 }
 
@@ -597,5 +609,86 @@ fn plain_requests_are_not_asked() {
         h.actions(b"GET / HTTP/1.1\r\nUpgrade: ws\r\n\r\n"),
         ["request 0 /"],
         "Upgrade without Connection: upgrade is no upgrade request"
+    );
+}
+
+#[test]
+fn node26_an_upgrade_body_goes_through_the_request_then_the_rest_is_the_head() {
+    let mut h = Harness::new();
+    h.upgrade = true;
+    h.upgrade_body = true;
+    let head =
+        b"POST /u HTTP/1.1\r\nUpgrade: x\r\nConnection: upgrade\r\nContent-Length: 5\r\n\r\n";
+    // The body completes in the read that brought the head: one 'upgrade', after the body.
+    let mut all = head.to_vec();
+    all.extend_from_slice(b"helloEXTRA");
+    assert_eq!(
+        h.actions(&all),
+        [
+            "request 0 /u",
+            "body 0 hello",
+            "end 0",
+            "upgrade 0 head=EXTRA"
+        ]
+    );
+    assert!(h.http.is_upgraded());
+    assert_eq!(h.actions(b"MORE"), ["raw MORE"]);
+
+    // It does not: 'upgrade' when the read is used up, the rest after the body later.
+    let mut h = Harness::new();
+    h.upgrade = true;
+    h.upgrade_body = true;
+    let mut first = head.to_vec();
+    first.extend_from_slice(b"hel");
+    assert_eq!(
+        h.actions(&first),
+        ["request 0 /u", "body 0 hel", "upgrade 0 body still coming"]
+    );
+    assert!(!h.http.is_upgraded() && h.http.is_busy());
+    assert_eq!(h.actions(b"l"), ["body 0 l"]);
+    assert_eq!(
+        h.actions(b"oEXTRA"),
+        ["body 0 o", "end 0", "upgrade 0 head=EXTRA"]
+    );
+    assert_eq!(h.actions(b"MORE"), ["raw MORE"]);
+}
+
+#[test]
+fn node26_a_chunked_upgrade_body_and_the_peer_ending_inside_it() {
+    let mut h = Harness::new();
+    h.upgrade = true;
+    h.upgrade_body = true;
+    let head = b"POST /u HTTP/1.1\r\nUpgrade: x\r\nConnection: upgrade\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n";
+    assert_eq!(
+        h.actions(head),
+        [
+            "request 0 /u",
+            "body 0 hi",
+            "consume 2",
+            "upgrade 0 body still coming"
+        ]
+    );
+    assert_eq!(h.actions(b"0\r\n\r\n"), ["end 0", "upgrade 0 head="]);
+    let mut h2 = Harness::new();
+    h2.upgrade = true;
+    h2.upgrade_body = true;
+    h2.actions(head);
+    assert_eq!(h2.http.eof(false), Eof::Upgraded, "JS ends it");
+}
+
+#[test]
+fn node26_an_accepted_upgrade_with_a_body_reads_it_first() {
+    let mut h = Harness::new();
+    h.ask = true;
+    h.answer = Some(true);
+    h.upgrade_body = true;
+    assert_eq!(
+        h.actions(b"POST /u HTTP/1.1\r\nUpgrade: x\r\nConnection: upgrade\r\nContent-Length: 2\r\n\r\nhiNEXT"),
+        [
+            "request 0 /u body=hiNEXT ask",
+            "body 0 hi",
+            "end 0",
+            "upgrade 0 head=NEXT"
+        ]
     );
 }

@@ -1,7 +1,9 @@
 //! Bytes read from a connection, through its HTTP/1 state machine, to the sink.
 
 use super::io::ReadStep;
-use super::server::{S_HALF_OPEN, S_HAS_CONNECT, S_HAS_UPGRADE, S_UPGRADE_CALLBACK};
+use super::server::{
+    S_HALF_OPEN, S_HAS_CONNECT, S_HAS_UPGRADE, S_UPGRADE_BODY, S_UPGRADE_CALLBACK,
+};
 use super::sink::{ClientError, Request, Sink};
 use super::*;
 use crate::conn::{Action, Eof, Limits};
@@ -149,6 +151,7 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Option<(u32, Action)> {
         upgrade: s.has(S_HAS_UPGRADE),
         connect: s.has(S_HAS_CONNECT),
         ask_upgrade: s.has(S_UPGRADE_CALLBACK),
+        upgrade_body: s.has(S_UPGRADE_BODY),
     };
     let server_timeout = s.cfg.timeout;
     let c = r.conns.get_mut(id)?;
@@ -195,6 +198,10 @@ fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
             Action::BodyEnd(n, seq, t) => {
                 off += n;
                 S::body_end(id, seq, t.as_deref());
+            }
+            Action::Upgrade(n, seq, body_done) => {
+                off += n;
+                S::upgrade(id, seq, body_done.then_some(&rest[..n]));
             }
             Action::Dispatch(n, d) => {
                 off += n;
@@ -257,7 +264,7 @@ fn on_eof<S: Sink>(id: u64) {
     let state = with(|r| {
         let c = r.conn(id)?;
         let sid = c.server;
-        let tell_js = c.has(C_JS_WATCH) || c.http.is_upgraded();
+        let tell_js = c.has(C_JS_WATCH) || c.http.eof_is_js();
         let half_open = r.server(sid).map(|s| s.has(S_HALF_OPEN)) == Some(true);
         let c = r.conn(id)?;
         let eof = c.http.eof(half_open);

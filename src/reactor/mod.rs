@@ -24,7 +24,7 @@ use crate::net::{Listener, Stream};
 use crate::proto::date::DateCache;
 use crate::proto::parse::Methods;
 use mio::{Interest, Poll, Token};
-use server::Server;
+use server::{Server, S_UPGRADE_BODY};
 use slots::Slots;
 use std::cell::Cell;
 use std::collections::{BinaryHeap, VecDeque};
@@ -300,8 +300,12 @@ impl Reactor {
 
     /// JS decided whether the Upgrade request it was asked about upgrades the connection.
     pub fn decide_upgrade(&mut self, id: u64, upgrade: bool) {
+        let Some(sid) = self.conn(id).map(|c| c.server) else {
+            return;
+        };
+        let body_first = self.server(sid).is_some_and(|s| s.has(S_UPGRADE_BODY));
         if let Some(c) = self.conn(id) {
-            c.http.decide_upgrade(upgrade);
+            c.http.decide_upgrade(upgrade, body_first);
         }
     }
 

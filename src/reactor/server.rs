@@ -24,6 +24,8 @@ pub const S_HAS_DROP: u32 = 1 << 10;
 pub const S_RELAXED: u32 = 1 << 11;
 /// server.shouldUpgradeCallback is the app's: JS decides whether an Upgrade request upgrades.
 pub const S_UPGRADE_CALLBACK: u32 = 1 << 12;
+/// Node 26+: an Upgrade request's body goes through the request before the upgrade.
+pub const S_UPGRADE_BODY: u32 = 1 << 13;
 
 pub struct ServerCfg {
     pub max_header_size: usize,

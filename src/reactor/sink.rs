@@ -42,6 +42,9 @@ pub trait Sink {
     fn request(req: &Request<'_>);
     fn body(id: u64, seq: u32, chunk: &[u8]);
     fn body_end(id: u64, seq: u32, trailers: Option<&[u8]>);
+    /// Upgrade request `seq`, whose body went through the request, upgrades now: `head` is
+    /// what followed its body in the read, or None when the body is still coming.
+    fn upgrade(id: u64, seq: u32, head: Option<&[u8]>);
     /// Bytes of an upgraded connection, or bytes an app listens for with 'data' (`tap`).
     fn data(id: u64, chunk: &[u8]);
     fn client_error(e: &ClientError<'_>);
