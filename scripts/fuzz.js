@@ -1,11 +1,12 @@
 'use strict';
-// Builds and runs the fuzz targets of fuzz/ (request heads and body decoding, read whole and
-// in random pieces) for a bounded time each. Needs a nightly toolchain (`cargo +nightly`);
-// without one it prints a skip line and exits 0. cargo-fuzz is not needed: the targets are
-// built with the flags it passes (libFuzzer's coverage instrumentation, debug assertions,
-// overflow checks; no sanitizer: the code under test has no unsafe).
+// Builds and runs the fuzz targets of fuzz/ (request heads, body decoding and the connection
+// state machine, read whole and in random pieces) for a bounded time each. Needs a nightly
+// toolchain (`cargo +nightly`); without one it prints a skip line and exits 0. cargo-fuzz is
+// not needed: the targets are built with the flags it passes (libFuzzer's coverage
+// instrumentation, debug assertions, overflow checks; no sanitizer: the code under test has
+// no unsafe).
 //
-//   node scripts/fuzz.js [--seconds N] [--targets head,decoder] [--jobs N]
+//   node scripts/fuzz.js [--seconds N] [--targets head,decoder,conn] [--jobs N]
 //
 // Seeds come from test/strictness/corpus.txt and are written, with what the runs find, to
 // the git-ignored .cache/fuzz/corpus/<target>/. A crash leaves its input in
@@ -20,7 +21,7 @@ const { load } = require('../test/strictness/corpus');
 
 const root = path.join(__dirname, '..');
 const cache = path.join(root, '.cache', 'fuzz');
-const TARGETS = ['head', 'decoder'];
+const TARGETS = ['head', 'decoder', 'conn'];
 const FOLLOW_UP = 'GET /follow-up HTTP/1.1\r\nHost: localhost\r\n\r\n';
 
 function option(name, fallback) {
@@ -50,6 +51,11 @@ function seeds(target) {
     if (target === 'head') {
       out.push(Buffer.concat([Buffer.from([0x80, 0]), raw]));
       out.push(Buffer.concat([Buffer.from([0x00, 1]), raw]));
+    } else if (target === 'conn') {
+      // Plain server; 'upgrade' listened with Node 26's body first; shouldUpgradeCallback yes.
+      for (const ctl of [[0x80, 0], [0x00, 4 | 8 | 32], [0x40, 16 | 32 | 64]]) {
+        out.push(Buffer.concat([Buffer.from(ctl), raw]));
+      }
     } else {
       const end = raw.indexOf('\r\n\r\n');
       if (end === -1 || !/transfer-encoding:[^\r]*chunked/i.test(c.raw)) continue;

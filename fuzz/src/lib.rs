@@ -1,5 +1,7 @@
-//! Fuzz targets for fast-http's request parser and body decoder.
+//! Fuzz targets for fast-http's request parser, body decoder and connection state machine.
 
+#[path = "../../src/conn/mod.rs"]
+pub mod conn;
 pub mod proto;
 
 /// Cuts `input` into pieces whose sizes come from `seed` (a small xorshift generator): the
