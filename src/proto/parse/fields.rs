@@ -6,31 +6,10 @@ use super::facts::{
     conn_flags, expects_continue, Special, M_CHUNKED, M_CONTENT_LENGTH, M_EXPECT,
     M_EXPECT_CONTINUE, M_HOST, M_TRANSFER_ENCODING, M_UPGRADE,
 };
-use super::machine::{St, MIN_DROP};
+use super::machine::{Field, St, MIN_DROP};
 use super::{HeadParser, Leniency, Limits};
 use crate::proto::chars::{self, TOKEN};
 use crate::proto::errors::{self, ParseError};
-
-/// The states of the field section.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Field {
-    /// The first byte after the request line.
-    HeadersStart,
-    /// The first byte of a field line, or of the empty line that ends the section.
-    LineStart,
-    Name,
-    /// Blanks before a value.
-    DiscardWs,
-    DiscardWsCr,
-    /// CRLF before any value byte: the value is empty unless a fold follows.
-    DiscardLws,
-    Value,
-    ValueCr,
-    /// After a value's CRLF: SP or HTAB here is a fold.
-    ValueLws,
-    /// CR of the empty line that ends the section.
-    EndCr,
-}
 
 /// The machine reading a special field's value (llhttp's header_value_* states). A
 /// Connection value is read as a general one: llhttp's connection states accept the same

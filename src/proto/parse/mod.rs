@@ -21,10 +21,9 @@ mod tests;
 
 use super::errors::{self, ParseError};
 use facts::{Special, M_CHUNKED, M_CONN_CLOSE, M_CONN_KEEP_ALIVE, M_TRANSFER_ENCODING};
-use fields::{Field, Vm};
-use machine::St;
+use fields::Vm;
+use machine::{Field, Line, St};
 pub use methods::Methods;
-use request_line::Line;
 
 pub const F_HTTP11: u32 = 1;
 pub const F_KEEP_ALIVE: u32 = 1 << 1;

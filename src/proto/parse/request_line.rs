@@ -1,57 +1,11 @@
 //! The request line (RFC 9112 §3), as llhttp reads it: the method, the request target
 //! (llhttp url.ts), the protocol and version, and HTTP/2's preface.
 
-use super::fields::Field;
-use super::machine::St;
+use super::machine::{Field, Line, St, UrlSt};
 use super::methods::{MethodMatch, P_HTTP, P_ICE, P_RTSP};
 use super::{HeadParser, Limits, Methods};
 use crate::proto::chars::{self, FRAGMENT, PATH, QUERY, SERVER};
 use crate::proto::errors::{self, ParseError};
-
-/// The states of the request line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Line {
-    /// CR and LF before the method (llhttp `start`).
-    Start,
-    Method,
-    /// Spaces after the method's mandatory one.
-    SpacesBeforeUrl,
-    Url(UrlSt),
-    /// CR right after the request target: LF makes an HTTP/0.9 request line.
-    UrlCr,
-    /// The byte after the request target's SP (or after an HTTP/0.9 line's end): llhttp
-    /// reads it in a URL state, where HTAB and FF fail as invalid URL characters. Then
-    /// `next`.
-    AfterUrl {
-        http09: bool,
-    },
-    /// Spaces after the request target's mandatory one.
-    SpacesBeforeProtocol,
-    /// `HTTP`, `RTSP` or `ICE` (index in PROTOCOLS), `i` bytes matched, then `/`.
-    Protocol {
-        p: u8,
-        i: u8,
-    },
-    Major,
-    Dot,
-    Minor,
-    VersionEnd,
-    VersionCr,
-    /// After `PRI * HTTP/2.0`: the rest of the HTTP/2 preface (`i` bytes matched).
-    Pri(u8),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum UrlSt {
-    Start,
-    Schema,
-    /// After `scheme:`, `n` slashes seen.
-    Slashes(u8),
-    Server,
-    Path,
-    Query,
-    Fragment,
-}
 
 const PROTOCOLS: [(&[u8], u8, ParseError); 3] = [
     (b"HTTP", P_HTTP, errors::HTTP_METHOD),
