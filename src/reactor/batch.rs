@@ -48,7 +48,7 @@ pub fn batch<S: Sink>(f: impl FnOnce()) {
         return;
     }
     for _ in 0..64 {
-        with(|r| r.flush_dirty(false));
+        with(|r| r.flush_dirty());
         let more = guarded::<S, _>(None, run_deferred::<S>).unwrap_or(true);
         let dirty_left = with(|r| !r.dirty.is_empty()).unwrap_or(false);
         if !more && !dirty_left {
@@ -89,15 +89,8 @@ pub fn read_guarded<S: Sink>(id: u64, drain: bool) {
 }
 
 impl Reactor {
-    /// Writes every connection written during the batch; `early`: see `flush`.
-    pub fn flush_dirty(&mut self, early: bool) {
-        if early {
-            for i in 0..self.dirty.len() {
-                let id = self.dirty[i];
-                self.flush(id, true);
-            }
-            return;
-        }
+    /// Writes every connection written during the batch.
+    pub fn flush_dirty(&mut self) {
         let dirty = std::mem::take(&mut self.dirty);
         for &id in &dirty {
             self.flush(id, false);

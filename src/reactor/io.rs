@@ -233,9 +233,10 @@ impl Reactor {
     }
 
     /// Writes what the kernel takes; arranges the rest for the next WRITABLE edge, and acts
-    /// on a written-out connection (FIN, close, drain). With `early` (before JS runs its
-    /// ticks), only writes, and not the responses released in this batch (see
-    /// `OutQueue::confirm`): what follows the output is decided when the batch ends.
+    /// on a written-out connection (FIN, close, drain). With `early` (a process about to die:
+    /// the uncaught-exception path, the exit hook), only writes, and not the responses
+    /// released in this batch (see `OutQueue::confirm`): what follows the output is decided
+    /// when the batch ends.
     pub fn flush(&mut self, id: u64, early: bool) {
         let now = self.now;
         let Some(c) = self.conns.get_mut(id) else {
@@ -248,7 +249,7 @@ impl Reactor {
         let mut error = 0;
         let mut calls = 0;
         let mut blocked = false;
-        loop {
+        while !c.http.out.is_flushed() {
             let mut slices = [IoSlice::new(&[]); MAX_SLICES];
             let n = c.http.out.slices(&mut slices, early);
             if n == 0 {
