@@ -87,6 +87,7 @@ const EXPORTS: &[Export] = &[
     ("pause", socket::pause),
     ("inject", socket::inject),
     ("decideUpgrade", socket::decide_upgrade),
+    ("discardBody", socket::discard_body),
     ("tap", socket::tap),
     ("destroy", socket::destroy),
     ("shutdown", socket::shutdown),

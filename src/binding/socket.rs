@@ -147,6 +147,12 @@ export!(decide_upgrade, |a| {
     undef(&a)
 });
 
+// discardBody(id): the request whose body is being read was dumped; drop its pieces.
+export!(discard_body, |a| {
+    reactor::with(|r| r.discard_body(id_of(&a, 0)));
+    undef(&a)
+});
+
 // tap(id, on): raw bytes also go to JS while the app listens for the socket's 'data'.
 export!(tap, |a| {
     set_flag(id_of(&a, 0), C_TAP, a.bool(1));

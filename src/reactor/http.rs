@@ -194,11 +194,15 @@ fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
             }
             Action::Body(n, seq, (a, b)) => {
                 off += n;
-                S::body(id, seq, &rest[a..b]);
-                boundary::<S>(scope);
+                let discard = with(|r| r.conn(id).map(|c| c.has(C_DISCARD_BODY)));
+                if discard != Some(Some(true)) {
+                    S::body(id, seq, &rest[a..b]);
+                    boundary::<S>(scope);
+                }
             }
             Action::BodyEnd(n, seq, t) => {
                 off += n;
+                with(|r| r.conn(id).map(|c| c.flags &= !C_DISCARD_BODY));
                 S::body_end(id, seq, t.as_deref());
             }
             Action::Upgrade(n, seq, body_done) => {

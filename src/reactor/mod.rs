@@ -64,6 +64,9 @@ pub const C_READ_PAUSED: u32 = 1 << 6;
 pub const C_READ_PENDING: u32 = 1 << 7;
 /// The app listens for 'data' on the socket while it speaks HTTP: raw bytes go to JS too.
 pub const C_TAP: u32 = 1 << 8;
+/// The request whose body is being read was dumped (node's req._dump()): its pieces are
+/// dropped here instead of copied into JS to be dropped there, until the body ends.
+pub const C_DISCARD_BODY: u32 = 1 << 9;
 
 /// A connection: its transport, its HTTP/1 state and the reactor's bookkeeping.
 pub struct Connection {
@@ -296,6 +299,13 @@ impl Reactor {
         let Some(c) = self.conn(id) else { return };
         c.http.rbuf.extend_from_slice(bytes);
         self.defer(Deferred::Resume(id));
+    }
+
+    /// JS dumped the request whose body is being read: drop the rest of it (`C_DISCARD_BODY`).
+    pub fn discard_body(&mut self, id: u64) {
+        if let Some(c) = self.conn(id) {
+            c.flags |= C_DISCARD_BODY;
+        }
     }
 
     /// JS decided whether the Upgrade request it was asked about upgrades the connection.
