@@ -6,7 +6,7 @@
 // instrumentation, debug assertions, overflow checks; no sanitizer: the code under test has
 // no unsafe).
 //
-//   node scripts/fuzz.js [--seconds N] [--targets head,decoder,conn] [--jobs N]
+//   node scripts/fuzz.js [--seconds N] [--targets head,decoder,conn]
 //
 // Seeds come from test/strictness/corpus.txt and are written, with what the runs find, to
 // the git-ignored .cache/fuzz/corpus/<target>/. A crash leaves its input in
