@@ -1,47 +1,8 @@
 use super::*;
 
+/// The methods node's http.METHODS lists (the corpus and fuzz targets use the same table).
 pub(crate) fn methods() -> Methods {
-    Methods::new(
-        [
-            "ACL",
-            "BIND",
-            "CHECKOUT",
-            "CONNECT",
-            "COPY",
-            "DELETE",
-            "GET",
-            "HEAD",
-            "LINK",
-            "LOCK",
-            "M-SEARCH",
-            "MERGE",
-            "MKACTIVITY",
-            "MKCALENDAR",
-            "MKCOL",
-            "MOVE",
-            "NOTIFY",
-            "OPTIONS",
-            "PATCH",
-            "POST",
-            "PROPFIND",
-            "PROPPATCH",
-            "PURGE",
-            "PUT",
-            "QUERY",
-            "REBIND",
-            "REPORT",
-            "SEARCH",
-            "SOURCE",
-            "SUBSCRIBE",
-            "TRACE",
-            "UNBIND",
-            "UNLINK",
-            "UNLOCK",
-            "UNSUBSCRIBE",
-        ]
-        .iter()
-        .map(|s| s.as_bytes().to_vec()),
-    )
+    crate::proto::sim::test_methods()
 }
 
 fn parse(b: &[u8]) -> Result<Option<RequestHead>, ParseError> {
