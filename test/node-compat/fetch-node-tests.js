@@ -6,8 +6,8 @@
 //   1. an explicit local tree (--node-src DIR or NODE_SRC)
 //   2. Debian's `nodejs` source package, fetched with apt-get but against a
 //      private sources list / lists dir, so the system's apt state is left
-//      alone (Debian mirrors are reachable from places nodejs.org is not)
-//   3. the nodejs.org release tarball for the exact version
+//      alone
+// Nothing else is downloaded: the project fetches only from package registries.
 //
 // Usable as a module (obtainNodeTests) or directly:
 //   node test/node-compat/fetch-node-tests.js [--node PATH] [--node-src DIR]
@@ -17,8 +17,6 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { pipeline } = require('node:stream/promises');
-const { Readable } = require('node:stream');
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const DEFAULT_CACHE = path.join(REPO_ROOT, '.cache');
@@ -30,8 +28,7 @@ const DEFAULT_CACHE = path.join(REPO_ROOT, '.cache');
 // 26 (nor an odd major); see OLDER_TREE_FALLBACK.
 const DEBIAN_SUITES = { 20: ['trixie'], 22: ['sid'], 24: ['sid', 'forky'] };
 
-// A major whose own test tree cannot be had anywhere (no Debian suite, and
-// nodejs.org unreachable) runs against the newest tree of an older major that
+// A major whose own test tree cannot be had (no Debian suite carries it) runs against the newest tree of an older major that
 // can be had, said loudly in the run's header and in the report. Only majors
 // newer than every tree Debian carries do that: a missing 20/22/24 tree stays
 // an error.
@@ -64,8 +61,6 @@ function debianMirror() {
 }
 
 const APT_TIMEOUT_MS = 5 * 60 * 1000;
-const NODEJS_ORG_CONNECT_TIMEOUT_MS = 10 * 1000;
-const NODEJS_ORG_TOTAL_TIMEOUT_MS = 5 * 60 * 1000;
 
 function hasTestTree(root) {
   return fs.existsSync(path.join(root, 'test', 'parallel')) &&
@@ -233,34 +228,6 @@ function fromDebianSuite(testsDir, major, suite, mirror, log) {
   return { root, version, source: `debian ${suite} (${orig})` };
 }
 
-async function fromNodejsOrg(testsDir, version, log) {
-  const v = `v${String(version).replace(/^v/, '')}`;
-  const url = `https://nodejs.org/dist/${v}/node-${v}.tar.xz`;
-  log(`downloading ${url}`);
-  const ac = new AbortController();
-  let timer = setTimeout(() => ac.abort(new Error('connect timeout')), NODEJS_ORG_CONNECT_TIMEOUT_MS);
-  const tarball = path.join(testsDir, `node-${v}.tar.xz`);
-  try {
-    const res = await fetch(url, { signal: ac.signal });
-    if (!res.ok) return { error: `${url}: HTTP ${res.status}` };
-    clearTimeout(timer);
-    timer = setTimeout(() => ac.abort(new Error('download timeout')), NODEJS_ORG_TOTAL_TIMEOUT_MS);
-    fs.mkdirSync(testsDir, { recursive: true });
-    await pipeline(Readable.fromWeb(res.body), fs.createWriteStream(tarball));
-  } catch (err) {
-    fs.rmSync(tarball, { force: true });
-    return { error: `${url}: ${(err.cause && err.cause.message) || err.message}` };
-  } finally {
-    clearTimeout(timer);
-  }
-  try {
-    const root = extractTests(tarball, testsDir, v.slice(1), log);
-    return { root, version: v.slice(1), source: url };
-  } finally {
-    fs.rmSync(tarball, { force: true });
-  }
-}
-
 function lastLine(text) {
   const lines = String(text).trim().split('\n').filter((l) => l.trim());
   return lines.length ? lines[lines.length - 1].trim() : '(no output)';
@@ -315,10 +282,6 @@ async function obtainOwnTree(testsDir, major, o, log) {
   } catch (err) {
     errors.push(`debian: ${err.message}`);
   }
-  log(errors[errors.length - 1]);
-  const r = await fromNodejsOrg(testsDir, o.nodeVersion, log);
-  if (r.root) return r;
-  errors.push(`nodejs.org: ${r.error}`);
   throw new Error(`could not obtain Node ${major} tests:\n  ${errors.join('\n  ')}\n` +
     'Pass a local tree with --node-src DIR (or NODE_SRC=DIR).');
 }
