@@ -11,7 +11,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { after, before, test } = require('node:test');
 
-const script = path.join(__dirname, '..', '..', 'scripts', 'build-platforms.js');
+const script = path.join(__dirname, '..', 'scripts', 'build-platforms.js');
 const TIMEOUT = 60_000;
 
 let tmp;
