@@ -263,7 +263,10 @@ function main() {
   const outIdx = argv.indexOf('--out');
   const outDir = path.resolve(outIdx >= 0 ? argv[outIdx + 1] : path.join(root, 'dist', 'npm'));
   const named = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--out');
-  const unknown = argv.filter((a) => a.startsWith('--') && !['--install-tools', '--out'].includes(a));
+  // --no-setup was the opt-out when installing was the default; it is the default now (the
+  // release workflow still passes it).
+  const unknown = argv.filter((a) => a.startsWith('--') &&
+    !['--install-tools', '--out', '--no-setup'].includes(a));
   if (unknown.length) {
     console.error(`[build:platforms] unknown option ${unknown.join(' ')} ` +
       '(options: --install-tools, --out DIR)');

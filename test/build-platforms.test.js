@@ -56,6 +56,8 @@ function run(args) {
 test('tools missing: says which and how, exits 2, installs and builds nothing',
   { timeout: TIMEOUT }, () => {
     const r = run(['aarch64-apple-darwin']);
+    // --no-setup (the old opt-out, still in the release workflow) is the default now.
+    assert.deepEqual(run(['--no-setup', 'aarch64-apple-darwin']).calls, r.calls);
     assert.equal(r.status, 2, r.out);
     assert.match(r.out, /missing tools; nothing was built or installed/);
     assert.match(r.out, /Rust's standard library for aarch64-apple-darwin, for aarch64-apple-darwin: rustup target add aarch64-apple-darwin/);
@@ -81,7 +83,7 @@ test('--install-tools: runs those commands, for the named target only', { timeou
 });
 
 test('an unknown target or option: exits 2 before anything runs', { timeout: TIMEOUT }, () => {
-  for (const args of [['sparc-sun-solaris'], ['--no-setup']]) {
+  for (const args of [['sparc-sun-solaris'], ['--setup']]) {
     const r = run(args);
     assert.equal(r.status, 2, r.out);
     assert.match(r.out, /unknown (target|option)/);

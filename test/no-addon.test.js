@@ -179,6 +179,20 @@ for (const c of cases) {
   });
 }
 
+test("README's example warning is the one printed (linux-riscv64-gnu, arch faked)", {
+  timeout: TIMEOUT,
+  skip: triple() !== 'linux-x64-gnu' && 'the example is for a glibc Linux',
+}, () => {
+  const preload = path.join(tmp, 'as-riscv64.js');
+  fs.writeFileSync(preload, "Object.defineProperty(process, 'arch', { value: 'riscv64' });\n");
+  const r = run(['-e', "require('fast-http')"], { preload: [preload] });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderrLines.length, 1, r.stderr);
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  assert.ok(readme.includes(`\n${r.stderrLines[0]}\n`),
+    `README.md quotes the warning as printed:\n${r.stderrLines[0]}`);
+});
+
 test('with the addon: fast-http serves both ways, nothing on stderr', { timeout: TIMEOUT }, () => {
   // The same apps, against this checkout (which has the addon built), as the control.
   const link = path.join(tmp, 'with-addon');
