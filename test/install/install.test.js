@@ -340,6 +340,26 @@ test('installed without the platform package or cargo: install succeeds, node:ht
   assert.ok(err.message.includes(`\nTo fix: ${fix}\n`), err.message);
 });
 
+// The names are ours to publish: free on the public registry, or already ours (same
+// description). Skipped, saying so, where the registry cannot be reached.
+test('the npm names are free on the registry or ours', { timeout: 120_000 }, async (tc) => {
+  for (const name of [PACKAGE, packageName(t)]) {
+    const r = await npm(['view', name, 'name', 'description', '--json'], tmp);
+    if (r.status === 0) {
+      const info = JSON.parse(r.stdout);
+      const ours = name === PACKAGE ? pkg.description
+        : require(path.join(root, 'npm', t, 'package.json')).description;
+      assert.strictEqual(info.description, ours, `${name} on npm is someone else's: ${r.stdout}`);
+      tc.diagnostic(`${name}: published (ours)`);
+    } else if (/E404/.test(r.out)) {
+      tc.diagnostic(`${name}: free`);
+    } else {
+      tc.skip(`registry not reachable: ${r.out.trim().split('\n')[0]}`);
+      return;
+    }
+  }
+});
+
 test('FAST_HTTP_ADDON_PATH: a missing or corrupt file is the same clear error', () => {
   const corrupt = path.join(tmp, 'corrupt.node');
   fs.writeFileSync(corrupt, 'not a shared library');
