@@ -76,7 +76,9 @@ const requireApp = `
   const fast = require('fast-http');
   require('fast-http');
   import('fast-http').then((esm) => {
-    if (esm.createServer !== fast.createServer) throw new Error('ESM and CJS differ');
+    for (const name of ['createServer', 'Server', 'isFastHttpServer', 'native']) {
+      if (!(name in esm) || esm[name] !== fast[name]) throw new Error('ESM and CJS differ: ' + name);
+    }
     const server = fast.createServer((req, res) => res.end('hello ' + req.url));
     if (!(server instanceof http.Server) || fast.Server !== http.Server) {
       throw new Error('not node:http\\'s Server');
