@@ -5,9 +5,10 @@
 //  - elsewhere, nothing when the prebuilt package fast-http-native-<triple> is installed and
 //    loads;
 //  - else, when cargo is on PATH, a build from source into this package's folder;
-//  - else a short notice and success: failing here would fail the whole app's `npm install`
-//    (on every OS: the main package has no `os` field), and at require time fast-http falls
-//    back to node:http with one warning line that says what to do (lib/index.js).
+//  - else (or when that build fails, or on Windows) a short notice and success: failing here
+//    would fail the whole app's `npm install` (on every OS: the main package has no `os`
+//    field), and at require time fast-http falls back to node:http with one warning line that
+//    says what to do (lib/index.js).
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -47,6 +48,11 @@ function hasCargo() {
 
 function main() {
   if (!checkout && prebuiltLoads()) return 0;
+  if (!checkout && process.platform === 'win32') {
+    // The addon does not build on Windows yet (docs/windows.md): no point running cargo.
+    console.warn(`fast-http: no native addon for ${t} yet: apps get node:http's own server.`);
+    return 0;
+  }
   if (!hasCargo()) {
     console.warn(`fast-http: no prebuilt binary for ${t} is installed and cargo was not ` +
       'found, so the native addon was not built: apps get node:http\'s own server. Install ' +
@@ -65,7 +71,12 @@ function main() {
     const r = spawnSync(process.execPath, [path.join(__dirname, 'build.js')], {
       stdio: 'inherit', env,
     });
-    return r.status ?? 1;
+    if (r.status === 0 || checkout) return r.status ?? 1;
+    // A failed build must not fail the app's `npm install`: the app runs on node:http, and
+    // says so at start-up with the fix.
+    console.warn(`fast-http: building the native addon for ${t} failed (see above), so apps ` +
+      `get node:http's own server. Fix the build, then run \`npm rebuild ${name}\`.`);
+    return 0;
   } finally {
     if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   }

@@ -340,6 +340,34 @@ test('installed without the platform package or cargo: install succeeds, node:ht
   assert.ok(err.message.includes(`\nTo fix: ${fix}\n`), err.message);
 });
 
+test('a failing source build (cargo present, no platform package) does not fail the install',
+  { timeout: INSTALL_TIMEOUT }, async () => {
+    assert.ok(tarballs.main, 'the main tarball was packed');
+    const app = freshApp('app-failed-build');
+    // A cargo that answers --version and fails every build, first on PATH.
+    const bin = path.join(tmp, 'failing-cargo');
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, 'cargo'),
+      '#!/bin/sh\n[ "$1" = --version ] && { echo "cargo 1.0.0"; exit 0; }\necho "error: simulated"; exit 101\n',
+      { mode: 0o755 });
+    const saved = env.PATH;
+    env.PATH = `${bin}${path.delimiter}${saved}`;
+    let r;
+    try {
+      r = await install(app, [README_INSTALL, '--omit=optional']);
+    } finally {
+      env.PATH = saved;
+    }
+    assert.strictEqual(r.status, 0, r.out);
+    assert.match(r.out, /error: simulated/);
+    assert.match(r.out, new RegExp(`building the native addon for ${t} failed \\(see above\\), so ` +
+      "apps get node:http's own server. Fix the build, then run `npm rebuild fast-http`."));
+    const got = serve(app, 'fast-http');
+    assert.strictEqual(got.body, 'hello from /installed');
+    assert.strictEqual(got.native, false);
+    assert.match(got.stderr, new RegExp(`^fast-http: no native addon for ${t}, so node:http's own`));
+  });
+
 // The names are ours to publish: free on the public registry, or already ours (same
 // description). Skipped, saying so, where the registry cannot be reached.
 test('the npm names are free on the registry or ours', { timeout: 120_000 }, async (tc) => {
