@@ -95,6 +95,22 @@ export declare function validateHeaderName(name: string): void;
 /** Throws (with the same error codes as node:http) if `value` is not a valid value for header `name`. */
 export declare function validateHeaderValue(name: string, value: string): void;
 
+/**
+ * Whether `server` is served by fast-http's native core: `false` for a
+ * node:http server, and for every server where the addon did not load
+ * (`native === false`: `createServer` then returns node:http's own).
+ */
+export declare function isFastHttpServer(server: unknown): boolean;
+
+/**
+ * Whether the native addon loaded. When it did not (Windows, a platform
+ * without a prebuilt binary, a failed build), `createServer`, `Server`,
+ * `IncomingMessage` and `ServerResponse` are node:http's own, after one
+ * warning line on stderr; with `FAST_HTTP_REQUIRE_NATIVE=1` the import throws
+ * `ERR_FAST_HTTP_NO_ADDON` instead.
+ */
+export declare const native: boolean;
+
 // Header-related helper types, re-exported so apps can take all their HTTP
 // types from one module. Type-only: fast-http has no runtime values for them.
 export type {

@@ -1,11 +1,46 @@
 'use strict';
 // fast-http: node:http's server API on a native core.
-const { Server, createServer, isFastHttpServer } = require('./http/server');
-const { IncomingMessage } = require('./http/incoming');
-const { ServerResponse } = require('./http/response');
+//
+// Where no addon loads (Windows, a platform without a prebuilt binary and no Rust, a failed
+// build), the API is node:http's own server classes, with one line on stderr naming the
+// platform and the fix: a drop-in accelerator must never be why an app does not start.
+// FAST_HTTP_REQUIRE_NATIVE=1 makes require() throw ERR_FAST_HTTP_NO_ADDON instead (for
+// production checks); `native` and isFastHttpServer() say which one an app got.
+const http = require('node:http');
 const {
   METHODS, STATUS_CODES, validateHeaderName, validateHeaderValue, maxHeaderSize,
 } = require('./internal/node-internals');
+
+let createServer;
+let Server;
+let IncomingMessage;
+let ServerResponse;
+let isFastHttpServer;
+let native;
+
+try {
+  require('./internal/native');
+  native = true;
+} catch (err) {
+  if (err?.code !== 'ERR_FAST_HTTP_NO_ADDON' || process.env.FAST_HTTP_REQUIRE_NATIVE === '1') {
+    throw err;
+  }
+  native = false;
+  // One line, whatever the fix says: apps and log collectors read stderr line by line.
+  process.stderr.write(`fast-http: no native addon for ${err.platform}, so node:http's own ` +
+    `server is used. To fix: ${err.fix} (FAST_HTTP_REQUIRE_NATIVE=1 makes this an error.)\n`);
+}
+
+if (native) {
+  ({ Server, createServer, isFastHttpServer } = require('./http/server'));
+  ({ IncomingMessage } = require('./http/incoming'));
+  ({ ServerResponse } = require('./http/response'));
+} else {
+  ({ Server, createServer, IncomingMessage, ServerResponse } = http);
+  isFastHttpServer = function isFastHttpServer(server) {
+    return false;
+  };
+}
 
 module.exports = {
   createServer,
@@ -18,4 +53,5 @@ module.exports = {
   validateHeaderName,
   validateHeaderValue,
   isFastHttpServer,
+  native,
 };

@@ -8,18 +8,23 @@ const stats = require('./internal/stats');
 let patched = false;
 
 /**
- * fast-http's API, or null when its addon cannot load: the app then keeps node:http, with
- * one line on stderr, unless FAST_HTTP_REQUIRE_NATIVE=1 asks to fail instead.
+ * fast-http's API, or null when its addon cannot load: the app then keeps node:http, with the
+ * one warning line lib/index.js writes (platform and fix), unless FAST_HTTP_REQUIRE_NATIVE=1
+ * asks to fail instead (index.js throws then).
  */
 function loadFast() {
+  let fast;
   try {
-    return require('./index');
+    fast = require('./index');
   } catch (err) {
     if (process.env.FAST_HTTP_REQUIRE_NATIVE === '1') throw err;
+    // A missing addon does not throw (index.js falls back itself); anything else is a bug in
+    // fast-http, and the app still starts, on node:http.
     const why = String(err?.message ?? err).split('\n')[0];
     process.stderr.write(`fast-http/register: keeping node:http (${why})\n`);
     return null;
   }
+  return fast.native ? fast : null;
 }
 
 function patch(http) {

@@ -1,8 +1,9 @@
 'use strict';
-// `npm run build:platforms [-- [--no-setup] [--out DIR] [rust-triple...]]`: builds the
-// per-platform packages (napi-rs layout, one `fast-http-<triple>` package per binary) that
-// this machine can build, into DIR (default dist/npm/, git-ignored), each folder ready for
-// `npm publish`. Prints which targets were built, which were skipped and why.
+// `npm run build:platforms [-- [--install-tools] [--out DIR] [rust-triple...]]`: builds the
+// per-platform packages (napi-rs layout, one `fast-http-native-<triple>` package per binary)
+// for the named Rust targets (default: all of package.json's napi.targets), into DIR (default
+// dist/npm/, git-ignored), each folder ready for `npm pack` / `npm publish`. Prints which
+// targets were built, which failed and why.
 //
 // How each target is built:
 //  - every target but the host's goes through cargo-zigbuild (cargo + zig as the C linker,
@@ -16,8 +17,11 @@
 //    default and cannot make a shared library then);
 //  - macOS: MACOSX_DEPLOYMENT_TARGET is pinned to what Node supports (zig's default is the
 //    newest macOS), and zig signs arm64 binaries ad hoc as Apple's linker does.
-// Missing pieces (a Rust target, ziglang, cargo-zigbuild) are installed from their registries
-// (rustup, pip, cargo install) unless --no-setup is given.
+// It changes nothing on the machine by itself: when a named target needs a tool that is missing
+// (its Rust std, zig, cargo-zigbuild), it says which, with the command that installs it, and
+// exits with 2 before building anything. --install-tools runs those commands instead (rustup
+// target add, pip install --user ziglang, cargo install cargo-zigbuild), only for the targets
+// named.
 //
 // Then each binary serves one request (scripts/serve-once.js) where a Node here can load it:
 // the host's with this node; linux-arm64-gnu under qemu-aarch64 (Debian's qemu-user and
@@ -88,11 +92,50 @@ function hasZigbuild() {
   return ok('cargo', ['zigbuild', '--help']);
 }
 
-// The one-time installs, each from its own registry; false when it did not work.
-function setupStep(what, cmd, args) {
-  console.log(`[build:platforms] installing ${what}: ${cmd} ${args.join(' ')}`);
-  const r = spawnSync(cmd, args, { stdio: 'inherit' });
-  return !r.error && r.status === 0;
+/**
+ * What `targets` need that this machine lacks: [{ what, cmd, args, for: [targets] }], each tool
+ * once. The host's linux-gnu target can do without zig (plain cargo, with a note), so zig is
+ * not "missing" for it alone.
+ */
+function missingTools(targets, host) {
+  const missing = new Map();
+  const need = (what, cmd, args, target) => {
+    const key = `${cmd} ${args.join(' ')}`;
+    if (!missing.has(key)) missing.set(key, { what, cmd, args, for: [] });
+    missing.get(key).for.push(target);
+  };
+  let zig = null;
+  let zigbuild = null;
+  for (const target of targets) {
+    if (!TARGETS[target]) continue;
+    if (!hasRustTarget(target)) {
+      need(`Rust's standard library for ${target}`, 'rustup', ['target', 'add', target], target);
+    }
+    if (target === host) continue;
+    zig ??= hasZig();
+    zigbuild ??= hasZigbuild();
+    if (!zig) {
+      need('zig (the C linker for cross builds)', 'python3',
+        ['-m', 'pip', 'install', '--user', 'ziglang'], target);
+    }
+    if (!zigbuild) {
+      need('cargo-zigbuild', 'cargo', ['install', '--locked', 'cargo-zigbuild'], target);
+    }
+  }
+  return [...missing.values()];
+}
+
+function installTools(missing) {
+  for (const m of missing) {
+    console.log(`[build:platforms] installing ${m.what}: ${m.cmd} ${m.args.join(' ')}`);
+    const r = spawnSync(m.cmd, m.args, { stdio: 'inherit' });
+    if (r.error || r.status !== 0) {
+      console.error(`[build:platforms] could not install ${m.what} ` +
+        `(${r.error ? r.error.message : `exit status ${r.status}`})`);
+      return false;
+    }
+  }
+  return true;
 }
 
 /** What a file is, read from its header: enough to tell a wrong-arch or wrong-OS binary. */
@@ -176,32 +219,21 @@ function serveWith(target, file, host) {
     : { failed: `did not serve: ${(r.stderr || String(r.error || out)).trim().split('\n')[0]}` };
 }
 
-function build(target, { setup, host }) {
+function build(target, { host }) {
   const spec = TARGETS[target];
-  if (!spec) return { skipped: `unknown target (known: ${Object.keys(TARGETS).join(', ')})` };
   if (!hasRustTarget(target)) {
-    if (!setup || !setupStep(`Rust's std for ${target}`, 'rustup', ['target', 'add', target])) {
-      return { skipped: `Rust target not installed (rustup target add ${target})` };
-    }
+    return { failed: `Rust target not installed (rustup target add ${target})` };
   }
   const native = target === host;
   let useZig = !native || Boolean(spec.zig);
   let note = '';
   if (useZig && !(hasZig() && hasZigbuild())) {
-    if (setup) {
-      if (!hasZig()) setupStep('zig', 'python3', ['-m', 'pip', 'install', 'ziglang']);
-      if (!hasZigbuild()) {
-        setupStep('cargo-zigbuild', 'cargo', ['install', '--locked', 'cargo-zigbuild']);
-      }
+    if (!native) {
+      return { failed: 'needs zig and cargo-zigbuild (rerun with --install-tools)' };
     }
-    if (!(hasZig() && hasZigbuild())) {
-      if (!native) {
-        return { skipped: 'needs zig and cargo-zigbuild (pip install ziglang; ' +
-          'cargo install cargo-zigbuild)' };
-      }
-      useZig = false;
-      note = "plain cargo: linked against this machine's glibc (no zig for a 2.17 floor)";
-    }
+    useZig = false;
+    note = "plain cargo: linked against this machine's glibc (no zig for a 2.17 floor; " +
+      '--install-tools installs it)';
   }
   const args = useZig
     ? ['zigbuild', '--lib', '--release', '--target', spec.zig || target]
@@ -227,14 +259,48 @@ function build(target, { setup, host }) {
 
 function main() {
   const argv = process.argv.slice(2);
-  const setup = !argv.includes('--no-setup');
+  const install = argv.includes('--install-tools');
   const outIdx = argv.indexOf('--out');
   const outDir = path.resolve(outIdx >= 0 ? argv[outIdx + 1] : path.join(root, 'dist', 'npm'));
-  const targets = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--out');
+  const named = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--out');
+  // --no-setup was the opt-out when installing was the default; it is the default now (the
+  // release workflow still passes it).
+  const unknown = argv.filter((a) => a.startsWith('--') &&
+    !['--install-tools', '--out', '--no-setup'].includes(a));
+  if (unknown.length) {
+    console.error(`[build:platforms] unknown option ${unknown.join(' ')} ` +
+      '(options: --install-tools, --out DIR)');
+    process.exitCode = 2;
+    return;
+  }
+  const targets = named.length ? named : pkg.napi.targets;
+  const bad = targets.filter((target) => !TARGETS[target]);
+  if (bad.length) {
+    console.error(`[build:platforms] unknown target ${bad.join(', ')} ` +
+      `(known: ${Object.keys(TARGETS).join(', ')})`);
+    process.exitCode = 2;
+    return;
+  }
   const host = hostTarget();
+  const missing = missingTools(targets, host);
+  if (missing.length && !install) {
+    console.error('[build:platforms] missing tools; nothing was built or installed:');
+    for (const m of missing) {
+      console.error(`  - ${m.what}, for ${m.for.join(', ')}: ${m.cmd} ${m.args.join(' ')}`);
+    }
+    console.error('Run those commands, or rerun with --install-tools to have build:platforms ' +
+      'run them (`npm run build:platforms -- --install-tools [targets]`); or name only targets ' +
+      `whose tools are here (e.g. \`npm run build:platforms -- ${host}\`).`);
+    process.exitCode = 2;
+    return;
+  }
+  if (missing.length && !installTools(missing)) {
+    process.exitCode = 1;
+    return;
+  }
   const results = [];
-  for (const target of targets.length ? targets : pkg.napi.targets) {
-    const res = build(target, { setup, host });
+  for (const target of targets) {
+    const res = build(target, { host });
     if (res.built) {
       const dir = stagePackage(res.platform, res.built, outDir);
       const file = path.join(dir, binaryName(res.platform));
@@ -248,7 +314,7 @@ function main() {
   }
   console.log(`\n[build:platforms] packages in ${outDir}:`);
   for (const [target, res] of results) {
-    const what = res.line || (res.skipped ? `skipped: ${res.skipped}` : `FAILED: ${res.failed}`);
+    const what = res.line || `FAILED: ${res.failed}`;
     console.log(`  ${target}: ${what}`);
   }
   const failed = results.filter(([, r]) => r.failed);
@@ -257,4 +323,4 @@ function main() {
 
 if (require.main === module) main();
 
-module.exports = { stagePackage, describeBinary, TARGETS };
+module.exports = { stagePackage, describeBinary, missingTools, TARGETS };

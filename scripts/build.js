@@ -1,6 +1,7 @@
 'use strict';
 // Compiles the addon from source with the machine's cargo for this machine and lays it out the
-// napi-rs way (`fast-http.<triple>.node` next to package.json), where lib/binding.js finds it.
+// napi-rs way (`fast-http.<triple>.node` next to package.json), where lib/internal/native.js
+// finds it.
 // `npm run build` (--force) always runs cargo; the install hook (scripts/install.js) calls it
 // without --force, which skips cargo when the binary is newer than every source file.
 // The per-platform release packages are built by scripts/build-platforms.js.

@@ -1,6 +1,6 @@
 // The ESM entry point (lib/index.mjs, via the "import" condition of the
-// package's exports map). 'fast-http' resolves by package self-reference,
-// exactly as `import ... from 'fast-http'` does in an app that installed it.
+// package's exports map). 'fast-http-native' resolves by package self-reference,
+// as `import ... from 'fast-http'` does in an app that installed it under that alias.
 // A missing named export fails this file at link time with a SyntaxError
 // naming the export.
 
@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert';
 import http from 'node:http';
 import { createRequire } from 'node:module';
-import * as esm from 'fast-http';
+import * as esm from 'fast-http-native';
 import {
   createServer,
   Server,
@@ -19,7 +19,7 @@ import {
   maxHeaderSize,
   validateHeaderName,
   validateHeaderValue,
-} from 'fast-http';
+} from 'fast-http-native';
 
 const REQUEST_TIMEOUT_MS = 20_000;
 const TEST_TIMEOUT_MS = 60_000;
@@ -83,7 +83,7 @@ function post(port, path, body) {
 test('ESM exports are the very same objects as the CommonJS ones', () => {
   // If lib/index.mjs loaded a second copy of the library, `instanceof Server`
   // would disagree between ESM and CJS code in one app (dual-package hazard).
-  const cjs = createRequire(import.meta.url)('fast-http');
+  const cjs = createRequire(import.meta.url)('fast-http-native');
   for (const name of API) {
     assert.ok(name in esm, `missing ESM export ${name}`);
     assert.strictEqual(esm[name], cjs[name], `ESM and CJS ${name} differ`);

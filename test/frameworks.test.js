@@ -17,7 +17,7 @@ const crypto = require('node:crypto');
 const http = require('node:http');
 const path = require('node:path');
 
-const fastHttp = require('fast-http');
+const fastHttp = require('fast-http-native');
 const {
   startWithRegister, FIXTURES, START_TIMEOUT_MS, STOP_TIMEOUT_MS,
 } = require('./helpers/child-app');

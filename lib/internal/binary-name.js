@@ -1,8 +1,13 @@
 'use strict';
 // The napi-rs naming of native binaries: the platform triple `<platform>-<arch>[-<abi>]`, the
-// binary `fast-http.<triple>.node` and the prebuilt package `fast-http-<triple>` that carries
-// it. Shared by the loader, the install hook and the build scripts so the names cannot drift.
+// binary `fast-http.<triple>.node` (napi.binaryName) and the prebuilt package
+// `fast-http-native-<triple>` that carries it (the main package's npm name, plus the triple).
+// Shared by the loader, the install hook and the build scripts so the names cannot drift.
 const fs = require('node:fs');
+// The registry name (`fast-http` there is someone else's package): apps install it under the
+// alias fast-http (`npm install fast-http@npm:fast-http-native`), but its platform packages
+// keep the registry name, since npm resolves optionalDependencies by that name.
+const { name: PACKAGE } = require('../../package.json');
 
 let musl = null;
 
@@ -44,7 +49,7 @@ function binaryName(t = triple()) {
 }
 
 function packageName(t = triple()) {
-  return `fast-http-${t}`;
+  return `${PACKAGE}-${t}`;
 }
 
-module.exports = { binaryName, packageName, triple };
+module.exports = { PACKAGE, binaryName, packageName, triple };

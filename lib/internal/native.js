@@ -2,55 +2,84 @@
 // Loads the native addon, trying in order:
 //   1. FAST_HTTP_ADDON_PATH, when set: that file and nothing else (a pinned build, or a test
 //      simulating a missing or corrupt addon: falling back would hide what it asked for);
-//   2. the prebuilt package `fast-http-<triple>` npm installed as an optional dependency;
+//   2. the prebuilt package `fast-http-native-<triple>` npm installed as an optional dependency;
 //   3. a build from source in this package's folder (`npm run build`, or the install-time
 //      build when no prebuilt package fits).
 // In a git checkout of fast-http, 3 comes before 2: the local build is the code under
 // development, and a published package npm put in the checkout's node_modules would be stale.
-// When nothing loads, ONE error (code ERR_FAST_HTTP_NO_ADDON) says what was tried and what to do.
+// When nothing loads, ONE error (code ERR_FAST_HTTP_NO_ADDON) says what was tried and what to do;
+// lib/index.js turns it into node:http's server and a one-line warning, unless
+// FAST_HTTP_REQUIRE_NATIVE=1.
 //
 // The native boundary of lib/, in one file: the addon, the flag values it defines (F_* request
 // facts, R_* how to write a response, S_* server settings: src/binding/flags.rs), the server
 // options it takes, the JS objects it refers to by id, and its one-time init.
 const fs = require('node:fs');
 const path = require('node:path');
-const { binaryName, packageName, triple } = require('./binary-name');
+const { PACKAGE, binaryName, packageName, triple } = require('./binary-name');
 const { METHODS, STATUS_CODES } = require('./node-internals');
 
 const root = path.join(__dirname, '..', '..');
+const checkout = fs.existsSync(path.join(root, '.git'));
 
+// The platforms a prebuilt package exists for: the main package's optionalDependencies.
 function prebuiltTriples() {
   try {
-    const deps = require('../package.json').optionalDependencies || {};
-    return Object.keys(deps).map((name) => name.replace(/^fast-http-/, ''));
+    const deps = require('../../package.json').optionalDependencies || {};
+    const prefix = packageName('');
+    return Object.keys(deps).filter((n) => n.startsWith(prefix)).map((n) => n.slice(prefix.length));
   } catch {
     return [];
   }
 }
 
+// The name npm knows this copy by: its folder under node_modules (`fast-http` when installed
+// with the README's alias, `fast-http-native` without), or the registry name in a checkout.
+function installedName() {
+  const parent = path.dirname(root);
+  if (path.basename(parent) === 'node_modules') return path.basename(root);
+  if (path.basename(path.dirname(parent)) === 'node_modules' && path.basename(parent)[0] === '@') {
+    return `${path.basename(parent)}/${path.basename(root)}`;
+  }
+  return PACKAGE;
+}
+
+// What to do about a missing addon, in one line: the warning printed when fast-http falls back
+// to node:http repeats it, and npm hides install-script output, so this is the guide users see.
+function fixFor(t) {
+  if (process.env.FAST_HTTP_ADDON_PATH) {
+    return 'FAST_HTTP_ADDON_PATH points at that file: unset it to use the installed addon.';
+  }
+  if (process.platform === 'win32') {
+    return 'fast-http has no Windows addon yet (docs/windows.md in the fast-http repository): ' +
+      'apps run on node:http there.';
+  }
+  if (checkout) return `build it: \`npm run build\` in ${root} (needs Rust, https://rustup.rs).`;
+  const rebuild = `install Rust (https://rustup.rs) and run \`npm rebuild ${installedName()}\``;
+  const prebuilt = prebuiltTriples();
+  if (prebuilt.includes(t)) {
+    return `reinstall without --omit=optional / --no-optional so npm installs ${packageName(t)} ` +
+      `(the prebuilt binary for ${t}), or ${rebuild}.`;
+  }
+  return `no prebuilt binary for ${t} (there are: ${prebuilt.join(', ')}): ${rebuild}.`;
+}
+
 function noAddon(t, tried, cause) {
+  const fix = fixFor(t);
   const lines = [
     `fast-http: no usable native addon for ${t} (Node ${process.version}, ` +
       `N-API ${process.versions.napi}).`,
     ...tried.map(([what, why]) => `  - ${what}: ${why}`),
+    `To fix: ${fix}`,
   ];
-  const prebuilt = prebuiltTriples();
-  if (process.env.FAST_HTTP_ADDON_PATH) {
-    lines.push('FAST_HTTP_ADDON_PATH points at that file; unset it to use the installed addon.');
-  } else if (process.platform === 'win32') {
-    lines.push('Windows is not supported yet (see docs/windows.md in the fast-http repository).');
-  } else {
-    if (prebuilt.includes(t)) {
-      lines.push(`A prebuilt binary exists for ${t}: reinstall fast-http without ` +
-        `--omit=optional / --no-optional so npm installs ${packageName(t)}.`);
-    } else {
-      lines.push(`No prebuilt binary for ${t} (there are: ${prebuilt.join(', ')}).`);
-    }
-    lines.push(`Or build it from source with Rust installed (https://rustup.rs): ` +
-      `\`npm rebuild fast-http\`, or \`npm run build\` in ${root}.`);
+  if (!process.env.FAST_HTTP_ADDON_PATH && process.platform !== 'win32' && !checkout) {
+    lines.push(`(\`npm run build\` in ${root} builds it by hand.)`);
   }
   const err = new Error(lines.join('\n'), cause ? { cause } : undefined);
   err.code = 'ERR_FAST_HTTP_NO_ADDON';
+  // For the one-line warning of the node:http fallback (lib/index.js).
+  err.platform = t;
+  err.fix = fix;
   return err;
 }
 
@@ -93,7 +122,7 @@ function load() {
       return local;
     }],
   ];
-  if (fs.existsSync(path.join(root, '.git'))) candidates.reverse();
+  if (checkout) candidates.reverse();
   for (const [what, missing, resolve] of candidates) {
     const addon = attempt(tried, what, missing, resolve);
     if (addon) return addon;

@@ -6,28 +6,30 @@
 // Apps opt into replacing node:http's server with a side-effect import (or
 // `node -r fast-http/register`). TypeScript doesn't require side-effect
 // imports to resolve; once lib/register.d.ts exists it is checked too.
-import 'fast-http/register';
+import 'fast-http-native/register';
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import * as fastHttp from 'fast-http';
+import * as fastHttp from 'fast-http-native';
 import {
     createServer,
     IncomingMessage,
+    isFastHttpServer,
     METHODS,
     maxHeaderSize,
+    native,
     Server,
     ServerResponse,
     STATUS_CODES,
     validateHeaderName,
     validateHeaderValue,
-} from 'fast-http';
+} from 'fast-http-native';
 import type {
     IncomingHttpHeaders,
     OutgoingHttpHeaders,
     RequestListener,
     ServerOptions,
-} from 'fast-http';
+} from 'fast-http-native';
 
 // --- createServer(listener) and the request/response API -----------------
 
@@ -250,6 +252,11 @@ const maxSize: number = maxHeaderSize;
 validateHeaderName('x-ok');
 validateHeaderValue('x-ok', 'value');
 void [reason, reasonByString, methods, maxSize];
+// Which server an app got: fast-http's, or node:http's where no addon loads.
+const servedNatively: boolean = isFastHttpServer(appServer);
+const nodeServerIsNot: boolean = isFastHttpServer(http.createServer());
+const addonLoaded: boolean = native;
+void [servedNatively, nodeServerIsNot, addonLoaded];
 
 // --- things that must be rejected ---------------------------------------------
 

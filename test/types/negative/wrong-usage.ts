@@ -4,7 +4,7 @@
 // the type test is able to fail (a typo'd or `any`-typed index.d.ts would
 // let these through).
 
-import { createServer, Server } from 'fast-http';
+import { createServer, Server } from 'fast-http-native';
 
 createServer((req, res) => {
     res.writeHead('x'); // expect-error TS2769 (no writeHead overload takes a string status)
