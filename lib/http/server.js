@@ -117,13 +117,17 @@ function Server(options, requestListener) {
   this.maxRequestsPerSocket = 0;
   this[kUniqueHeaders] = parseUniqueHeadersOption(options.uniqueHeaders);
 
-  const sid = binding.serverCreate();
+  // A server with the settings of the last one configured starts with a copy of them in
+  // the addon (made in a loop, each server costs one crossing instead of two).
+  const previous = lastOptions;
+  const config = configFor(this);
+  const sid = binding.serverCreate(config === previous);
   this[kSid] = sid;
   // The addon finds the server through `servers` only while it listens or has connections,
   // so a server that is dropped can be collected (and its native half freed).
   collected.register(this, sid);
   stats.serverCreated();
-  pushConfig(this);
+  if (config !== previous) binding.serverConfig(sid, config);
 
   this.on('newListener', onNewListener);
   this.on('removeListener', onRemoveListener);
@@ -158,16 +162,59 @@ function connectionLimit(v) {
   return n > 0 ? Math.ceil(n) : 0;
 }
 
+/**
+ * The last options object handed to serverConfig and what it was made from: most servers
+ * have the same settings, and a server is often made, listened on and closed in a loop
+ * (tests, CLIs), so they share one object instead of building it (and its Keep-Alive line)
+ * each time.
+ */
+let lastOptions = null;
+const lastInputs = new Array(12);
+
 function pushConfig(server) {
   const sid = server[kSid];
-  if (sid < 0) return;
+  if (sid >= 0) binding.serverConfig(sid, configFor(server));
+}
+
+/**
+ * The options object for serverConfig: `lastOptions` again when the server's settings are
+ * the ones it was made from (the addon then still has them: see serverCreate).
+ */
+function configFor(server) {
   const c = server[kConfig];
   c.flags = (c.flags & ~(S_LENIENT | S_RELAXED)) | leniencyFlags(server);
   const kat = c.keepAliveTimeout;
+  const buffer = kat ? keepAliveBuffer(server) : 0;
+  const inputs = lastInputs;
+  if (lastOptions === null ||
+      inputs[0] !== c.maxHeaderSize || inputs[1] !== kat || inputs[2] !== buffer ||
+      inputs[3] !== c.timeout || inputs[4] !== c.headersTimeout ||
+      inputs[5] !== c.requestTimeout || inputs[6] !== c.connectionsCheckingInterval ||
+      inputs[7] !== c.flags || inputs[8] !== c.keepAliveInitialDelay ||
+      inputs[9] !== c.maxConnections || inputs[10] !== c.maxRequestsPerSocket ||
+      inputs[11] !== c.maxHeadersCount) {
+    inputs[0] = c.maxHeaderSize;
+    inputs[1] = kat;
+    inputs[2] = buffer;
+    inputs[3] = c.timeout;
+    inputs[4] = c.headersTimeout;
+    inputs[5] = c.requestTimeout;
+    inputs[6] = c.connectionsCheckingInterval;
+    inputs[7] = c.flags;
+    inputs[8] = c.keepAliveInitialDelay;
+    inputs[9] = c.maxConnections;
+    inputs[10] = c.maxRequestsPerSocket;
+    inputs[11] = c.maxHeadersCount;
+    lastOptions = configOptions(c, kat, buffer);
+  }
+  return lastOptions;
+}
+
+function configOptions(c, kat, buffer) {
   const max = c.maxRequestsPerSocket > 0 ? `, max=${c.maxRequestsPerSocket}` : '';
-  binding.serverConfig(sid, {
+  return {
     maxHeaderSize: c.maxHeaderSize || defaultMaxHeaderSize,
-    keepAliveTimeout: kat ? kat + keepAliveBuffer(server) : 0,
+    keepAliveTimeout: kat ? kat + buffer : 0,
     timeout: c.timeout,
     headersTimeout: c.headersTimeout,
     requestTimeout: c.requestTimeout,
@@ -179,7 +226,7 @@ function pushConfig(server) {
     // reads parser.maxHeaderPairs); Node 20 keeps the first ones.
     maxHeaderLines: headerCountLimit ? headerLineLimit(c.maxHeadersCount) : 0,
     keepAliveLine: `Keep-Alive: timeout=${Math.floor(kat / 1000)}${max}\r\n`,
-  });
+  };
 }
 
 Object.defineProperty(Server.prototype, 'httpAllowHalfOpen', {
@@ -228,8 +275,10 @@ function updateFlags(server, event, delta) {
   const n = server.listenerCount(event) + delta - own +
     (event === 'connection' && diagnostics.serverSocket.hasSubscribers ? 1 : 0);
   const c = server[kConfig];
-  c.flags = n > 0 ? (c.flags | bit) : (c.flags & ~bit);
-  if (server[kSid] >= 0) binding.serverFlags(server[kSid], bit, c.flags & bit);
+  const flags = n > 0 ? (c.flags | bit) : (c.flags & ~bit);
+  if (flags === c.flags) return;
+  c.flags = flags;
+  if (server[kSid] >= 0) binding.serverFlags(server[kSid], bit, flags & bit);
 }
 
 function onNewListener(event, listener) {

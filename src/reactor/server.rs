@@ -27,6 +27,7 @@ pub const S_UPGRADE_CALLBACK: u32 = 1 << 12;
 /// Node 26+: an Upgrade request's body goes through the request before the upgrade.
 pub const S_UPGRADE_BODY: u32 = 1 << 13;
 
+#[derive(Clone)]
 pub struct ServerCfg {
     pub max_header_size: usize,
     pub keep_alive_timeout: u64,
