@@ -25,7 +25,9 @@ const {
 } = require('../internal/symbols');
 const stats = require('../internal/stats');
 const diagnostics = require('./diagnostics');
-const { listen: listenWith, releaseHandles, refHandles } = require('./listen');
+const {
+  listen: listenWith, releaseHandles, refHandles, kNativeSid, kReleaseNative,
+} = require('./listen');
 const { defineUpgradeCallback, initUpgradeCallback } = require('./upgrade-callback');
 
 /** node's isLenient(): the process-wide --insecure-http-parser flag. */
@@ -117,18 +119,7 @@ function Server(options, requestListener) {
   this.maxRequestsPerSocket = 0;
   this[kUniqueHeaders] = parseUniqueHeadersOption(options.uniqueHeaders);
 
-  // A server with the settings of the last one configured starts with a copy of them in
-  // the addon (made in a loop, each server costs one crossing instead of two).
-  const previous = lastOptions;
-  const config = configFor(this);
-  const sid = binding.serverCreate(config === previous);
-  this[kSid] = sid;
-  // The addon finds the server through `servers` only while it listens or has connections,
-  // so a server that is dropped can be collected (and its native half freed).
-  collected.register(this, sid);
   stats.serverCreated();
-  if (config !== previous) binding.serverConfig(sid, config);
-
   this.on('newListener', onNewListener);
   this.on('removeListener', onRemoveListener);
   this.on('connection', fallbackConnection);
@@ -140,7 +131,31 @@ Object.setPrototypeOf(Server, NodeServer);
 sameInstances(Server, NodeServer);
 defineUpgradeCallback(Server.prototype);
 
-const collected = new FinalizationRegistry((sid) => binding.serverFree(sid));
+/**
+ * The server's half in the addon, made when it starts listening (node's handle is made by
+ * listen too) and freed once it has closed and drained, so a server costs the addon nothing
+ * while it does not listen and needs no finalizer. A server with the settings of the last one
+ * configured starts with a copy of them (serverCreate(sameAsLast): one crossing).
+ */
+function nativeServer(server) {
+  let sid = server[kSid];
+  if (sid < 0) {
+    const previous = lastOptions;
+    const config = configFor(server);
+    sid = server[kSid] = binding.serverCreate(config === previous);
+    if (config !== previous) binding.serverConfig(sid, config);
+  }
+  return sid;
+}
+
+/** Frees the server's half in the addon when it neither listens nor has connections. */
+function releaseNative(server) {
+  const sid = server[kSid];
+  if (sid < 0 || server[kListening] || server[kClosing]) return;
+  server[kSid] = -1;
+  if (servers[sid] === server) servers[sid] = undefined;
+  binding.serverFree(sid);
+}
 
 /**
  * Header lines a request may have where node's parser enforces maxHeadersCount (its
@@ -305,6 +320,15 @@ Server.prototype.listen = function listen(...args) {
   return listenWith(this, args);
 };
 
+// listen.js makes the addon's half when it binds (after a lookup or the cluster's answer,
+// a close() in between may have freed it), and frees it when the listen failed.
+Server.prototype[kNativeSid] = function () {
+  return nativeServer(this);
+};
+Server.prototype[kReleaseNative] = function () {
+  releaseNative(this);
+};
+
 /**
  * node's setupConnectionsTracking, on 'listening': the addon does the checking, but code
  * (and node's tests) look at this timer's state.
@@ -348,7 +372,8 @@ Server.prototype.close = function close(cb) {
   this._handle = null;
   this[kClosing] = true;
   releaseHandles(this);
-  const remaining = binding.serverClose(this[kSid]) + this[kFallbackSockets].size;
+  const sid = this[kSid];
+  const remaining = (sid < 0 ? 0 : binding.serverClose(sid)) + this[kFallbackSockets].size;
   if (remaining === 0) process.nextTick(emitCloseIfDrained, this);
   return this;
 };
@@ -361,17 +386,17 @@ Server.prototype._onDrained = function _onDrained() {
   if (!this[kClosing] || this[kListening]) return;
   if (connectionCount(this) > 0) return;
   this[kClosing] = false;
-  servers[this[kSid]] = undefined;
+  releaseNative(this);
   this.emit('close');
 };
 
 Server.prototype.closeAllConnections = function closeAllConnections() {
-  binding.serverConns(this[kSid], false, true);
+  if (this[kSid] >= 0) binding.serverConns(this[kSid], false, true);
   for (const s of this[kFallbackSockets]) s.destroy();
 };
 
 Server.prototype.closeIdleConnections = function closeIdleConnections() {
-  binding.serverConns(this[kSid], true, true);
+  if (this[kSid] >= 0) binding.serverConns(this[kSid], true, true);
   for (const s of this[kFallbackSockets]) {
     if (!s._httpMessage || s._httpMessage.finished) {
       if (!s.parser?.incoming || s.parser.incoming.complete) s.destroy();
@@ -382,7 +407,8 @@ Server.prototype.closeIdleConnections = function closeIdleConnections() {
 function connectionCount(server) {
   const fallback = server[kFallbackSockets];
   if (fallback === undefined) return 0; // still in the constructor
-  return binding.serverConns(server[kSid], false, false).length + fallback.size;
+  const sid = server[kSid];
+  return (sid < 0 ? 0 : binding.serverConns(sid, false, false).length) + fallback.size;
 }
 
 Server.prototype.getConnections = function getConnections(cb) {
@@ -393,14 +419,14 @@ Server.prototype.getConnections = function getConnections(cb) {
 
 Server.prototype.ref = function ref() {
   this._unref = false;
-  binding.serverRef(this[kSid], true);
+  if (this[kSid] >= 0) binding.serverRef(this[kSid], true);
   refHandles(this, true);
   return this;
 };
 
 Server.prototype.unref = function unref() {
   this._unref = true;
-  binding.serverRef(this[kSid], false);
+  if (this[kSid] >= 0) binding.serverRef(this[kSid], false);
   refHandles(this, false);
   return this;
 };
