@@ -3,8 +3,9 @@
 // fast-http, in one process (what a test suite or a CLI that starts a server per case does).
 // Each round runs CYCLES cycles of each, the two interleaved cycle by cycle, so the machine's
 // drift and noisy neighbours hit both alike; the line reports each one's median round (wall
-// time for CYCLES cycles) and the median of the per-round ratios. Every round also checks
-// that no descriptor was left behind.
+// time for CYCLES cycles, and the process's CPU time in them: less disturbed by other
+// processes on a busy machine) and the medians of the per-round ratios. Every round also
+// checks that no descriptor was left behind.
 //   node bench/listen-close/run.js [--rounds 15] [--cycles 1000] [--host 127.0.0.1]
 const fs = require('node:fs');
 const nodeHttp = require('node:http');
@@ -28,7 +29,9 @@ function openFds() {
   }
 }
 
-async function cycle(http) {
+/** One cycle; adds its wall and CPU time (µs) to `acc`. */
+async function cycle(http, acc) {
+  const c0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   const s = http.createServer();
   await new Promise((resolve, reject) => {
@@ -37,7 +40,9 @@ async function cycle(http) {
     else s.listen(0, HOST, resolve);
   });
   await new Promise((resolve) => s.close(resolve));
-  return process.hrtime.bigint() - t0;
+  acc.wall += Number(process.hrtime.bigint() - t0) / 1e3;
+  const c = process.cpuUsage(c0);
+  acc.cpu += c.user + c.system;
 }
 
 function median(xs) {
@@ -47,39 +52,41 @@ function median(xs) {
 }
 
 async function main() {
+  const scratch = { wall: 0, cpu: 0 };
   for (let i = 0; i < WARMUP; i++) {
-    await cycle(nodeHttp);
-    await cycle(fastHttp);
+    await cycle(nodeHttp, scratch);
+    await cycle(fastHttp, scratch);
   }
   const fds = openFds();
   const rounds = [];
   for (let r = 0; r < ROUNDS; r++) {
-    let node = 0n;
-    let fast = 0n;
+    const node = { wall: 0, cpu: 0 };
+    const fast = { wall: 0, cpu: 0 };
     for (let i = 0; i < CYCLES; i++) {
       // Which one goes first alternates too.
       if ((i + r) & 1) {
-        node += await cycle(nodeHttp);
-        fast += await cycle(fastHttp);
+        await cycle(nodeHttp, node);
+        await cycle(fastHttp, fast);
       } else {
-        fast += await cycle(fastHttp);
-        node += await cycle(nodeHttp);
+        await cycle(fastHttp, fast);
+        await cycle(nodeHttp, node);
       }
     }
-    const round = { node: Number(node) / 1e6, fast: Number(fast) / 1e6 };
-    round.ratio = round.fast / round.node;
-    rounds.push(round);
+    rounds.push({
+      nodeWall: node.wall / 1e3, fastWall: fast.wall / 1e3, wall: fast.wall / node.wall,
+      nodeCpu: node.cpu / 1e3, fastCpu: fast.cpu / 1e3, cpu: fast.cpu / node.cpu,
+    });
     if (openFds() !== fds) throw new Error(`descriptors: ${fds} before, ${openFds()} after round ${r}`);
   }
-  const node = median(rounds.map((x) => x.node));
-  const fast = median(rounds.map((x) => x.fast));
-  const ratio = median(rounds.map((x) => x.ratio));
+  const m = (k) => median(rounds.map((x) => x[k]));
   const range = (k) => `${Math.min(...rounds.map((x) => x[k])).toFixed(1)}-` +
     `${Math.max(...rounds.map((x) => x[k])).toFixed(1)}`;
   console.log(`listen-close (${CYCLES} cycles, host ${HOST ?? 'default'}, Node ` +
-    `${process.versions.node}, median of ${ROUNDS} rounds): fast-http ${fast.toFixed(1)} ms ` +
-    `(${range('fast')}), node:http ${node.toFixed(1)} ms (${range('node')}), ` +
-    `ratio ${ratio.toFixed(2)}x`);
+    `${process.versions.node}, median of ${ROUNDS} rounds): ` +
+    `wall fast-http ${m('fastWall').toFixed(1)} ms (${range('fastWall')}), ` +
+    `node:http ${m('nodeWall').toFixed(1)} ms (${range('nodeWall')}), ratio ${m('wall').toFixed(2)}x; ` +
+    `CPU fast-http ${m('fastCpu').toFixed(1)} ms, node:http ${m('nodeCpu').toFixed(1)} ms, ` +
+    `ratio ${m('cpu').toFixed(2)}x`);
 }
 
 main().catch((err) => {

@@ -141,9 +141,12 @@ function lookupAndListen(server, port, host, backlog, exclusive, flags) {
   });
 }
 
+let cluster;
+
 /** net's listenInCluster: a worker takes the server from the primary. */
 function listenInCluster(server, address, port, addressType, backlog, fd, exclusive, flags) {
-  const cluster = require('node:cluster');
+  // Loaded on first use, as net does (a require per listen cost more than the rest of it).
+  cluster ??= require('node:cluster');
   if (cluster.isPrimary || exclusive) {
     listenHere(server, address, port, backlog, fd, flags);
     return;

@@ -69,6 +69,8 @@ function keepAliveBuffer(server) {
   return Number.isFinite(b) && b >= 0 ? b : 1000;
 }
 const kClosing = Symbol('fast-http.closing');
+/** Set during close() when the addon said the server has no connection. */
+const kNoNativeConns = Symbol('fast-http.noNativeConns');
 
 function Server(options, requestListener) {
   if (!(this instanceof Server)) return new Server(options, requestListener);
@@ -127,6 +129,7 @@ function Server(options, requestListener) {
   if (requestListener) this.on('request', requestListener);
 }
 Object.setPrototypeOf(Server.prototype, NodeServer.prototype);
+Server.prototype[kNoNativeConns] = false;
 Object.setPrototypeOf(Server, NodeServer);
 sameInstances(Server, NodeServer);
 defineUpgradeCallback(Server.prototype);
@@ -366,20 +369,35 @@ Server.prototype.close = function close(cb) {
       this.once('close', cb);
     }
   }
-  this.closeIdleConnections();
+  // Stopping the listener first tells whether there are connections at all (no JS runs in
+  // between, so the order is not observable): without any, closing the idle ones needs no
+  // crossing into the addon, nor does counting them when 'close' is due.
+  const sid = this[kSid];
+  const open = sid < 0 ? 0 : binding.serverClose(sid);
+  this[kNoNativeConns] = open === 0;
+  try {
+    this.closeIdleConnections();
+  } finally {
+    this[kNoNativeConns] = false;
+  }
   clearInterval(this[kConnectionsCheckingInterval]);
   this[kListening] = false;
   this._handle = null;
   this[kClosing] = true;
   releaseHandles(this);
-  const sid = this[kSid];
-  const remaining = (sid < 0 ? 0 : binding.serverClose(sid)) + this[kFallbackSockets].size;
+  const remaining = (open === 0 ? 0 : binding.serverClose(sid)) + this[kFallbackSockets].size;
   if (remaining === 0) process.nextTick(emitCloseIfDrained, this);
   return this;
 };
 
 function emitCloseIfDrained(server) {
-  server._onDrained();
+  // Stopped listening with no connection: none can have come since.
+  server[kNoNativeConns] = true;
+  try {
+    server._onDrained();
+  } finally {
+    server[kNoNativeConns] = false;
+  }
 }
 
 Server.prototype._onDrained = function _onDrained() {
@@ -396,7 +414,7 @@ Server.prototype.closeAllConnections = function closeAllConnections() {
 };
 
 Server.prototype.closeIdleConnections = function closeIdleConnections() {
-  if (this[kSid] >= 0) binding.serverConns(this[kSid], true, true);
+  if (this[kSid] >= 0 && !this[kNoNativeConns]) binding.serverConns(this[kSid], true, true);
   for (const s of this[kFallbackSockets]) {
     if (!s._httpMessage || s._httpMessage.finished) {
       if (!s.parser?.incoming || s.parser.incoming.complete) s.destroy();
@@ -408,7 +426,9 @@ function connectionCount(server) {
   const fallback = server[kFallbackSockets];
   if (fallback === undefined) return 0; // still in the constructor
   const sid = server[kSid];
-  return (sid < 0 ? 0 : binding.serverConns(sid, false, false).length) + fallback.size;
+  const native = sid < 0 || server[kNoNativeConns] ? 0 :
+    binding.serverConns(sid, false, false).length;
+  return native + fallback.size;
 }
 
 Server.prototype.getConnections = function getConnections(cb) {
