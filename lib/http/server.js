@@ -155,9 +155,13 @@ function nativeServer(server) {
 function releaseNative(server) {
   const sid = server[kSid];
   if (sid < 0 || server[kListening] || server[kClosing]) return;
+  forgetNative(server, sid);
+  binding.serverFree(sid);
+}
+
+function forgetNative(server, sid) {
   server[kSid] = -1;
   if (servers[sid] === server) servers[sid] = undefined;
-  binding.serverFree(sid);
 }
 
 /**
@@ -373,7 +377,12 @@ Server.prototype.close = function close(cb) {
   // between, so the order is not observable): without any, closing the idle ones needs no
   // crossing into the addon, nor does counting them when 'close' is due.
   const sid = this[kSid];
-  const open = sid < 0 ? 0 : binding.serverClose(sid);
+  let open = 0;
+  if (sid >= 0) {
+    // Without connections the addon frees the server in the same call (listen makes another).
+    open = binding.serverFree(sid);
+    if (open === 0) forgetNative(this, sid);
+  }
   this[kNoNativeConns] = open === 0;
   try {
     this.closeIdleConnections();

@@ -242,10 +242,19 @@ export!(close, |a| {
     napi::u32v(a.env, n)
 });
 
-// serverFree(sid): the JS server was garbage-collected.
+// serverFree(sid) -> connections still open: stops listening and, when no connection is
+// left, frees the server (its id is not used again); else it lives until they have closed.
 export!(free, |a| {
-    reactor::with(|r| r.free_server(a.u32(0)));
-    undef(&a)
+    let sid = a.u32(0);
+    let n = reactor::with(|r| {
+        let n = r.close_listener(sid);
+        if n == 0 {
+            r.free_server(sid);
+        }
+        n
+    })
+    .unwrap_or(0);
+    napi::u32v(a.env, n)
 });
 
 export!(set_ref, |a| {
