@@ -190,6 +190,74 @@ test('a patch that does not call node\'s method stops it, as on node:http', { ti
     assert.deepEqual(logs['fast-http'], logs['node:http']);
   });
 
+test('node:http\'s setTimeout(server.timeout) on a new connection runs a patched setTimeout',
+  { timeout: 30000 }, async () => {
+    const logs = await both((http, log, done) => {
+      const rec = { on: true };
+      const undo = spy(['setTimeout'], log, rec);
+      const server = http.createServer((req, res) => {
+        log.push(`handler, socket.timeout ${req.socket.timeout}`);
+        rec.on = false;
+        res.end('ok');
+      });
+      server.timeout = 5000;
+      server.listen(0, '127.0.0.1', () => {
+        const c = request(server.address().port, 'GET / HTTP/1.1\r\nHost: x\r\n\r\n', (d) => {
+          if (!d.endsWith('ok')) return;
+          c.end();
+          server.close(() => {
+            undo();
+            done();
+          });
+        });
+      });
+    });
+    assert.deepEqual(logs['fast-http'], logs['node:http']);
+  });
+
+test('listener methods patched on net.Socket.prototype or EventEmitter.prototype run',
+  { timeout: 30000 }, async () => {
+    const EventEmitter = require('node:events');
+    const logs = await both((http, log, done) => {
+      const rec = { on: false };
+      const undoNet = spy(['on', 'addListener', 'prependListener', 'removeListener', 'off'],
+        log, rec);
+      const ee = EventEmitter.prototype;
+      const eeOn = Object.getOwnPropertyDescriptor(ee, 'on');
+      const origOn = ee.on;
+      ee.on = function (ev, fn) {
+        if (rec.on && this instanceof net.Socket) log.push(`EventEmitter on(${ev})`);
+        return origOn.call(this, ev, fn);
+      };
+      const server = http.createServer((req, res) => {
+        const s = req.socket;
+        const f = () => {};
+        rec.on = true;
+        s.on('custom', f);
+        s.once('custom2', f);
+        s.addListener('custom3', f);
+        s.prependListener('custom4', f);
+        s.removeListener('custom', f);
+        s.off('custom3', f);
+        log.push(`count ${s.listenerCount('custom4')}`);
+        rec.on = false;
+        res.end('ok');
+      });
+      server.listen(0, '127.0.0.1', () => {
+        const c = request(server.address().port, 'GET / HTTP/1.1\r\nHost: x\r\n\r\n', (d) => {
+          if (!d.endsWith('ok')) return;
+          c.end();
+          server.close(() => {
+            undoNet();
+            Object.defineProperty(ee, 'on', eeOn);
+            done();
+          });
+        });
+      });
+    });
+    assert.deepEqual(logs['fast-http'], logs['node:http']);
+  });
+
 test('the socket stays a net.Socket', { timeout: 10000 }, async () => {
   const logs = await both((http, log, done) => {
     const server = http.createServer((req, res) => {

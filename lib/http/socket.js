@@ -72,6 +72,14 @@ class FastSocket extends WritingSocket {
     binding.watch(id, true);
     this.on('end', onReadableStreamEnd);
     this.on('newListener', onSocketNewListener);
+    // node:http calls socket.setTimeout(server.timeout) on each new connection; the addon
+    // has armed that timer already, so only a patch of net.Socket.prototype.setTimeout
+    // (which must see the call) makes it run.
+    const serverTimeout = server?.timeout;
+    if (serverTimeout) {
+      if (NetSocketProto.setTimeout === nodeSetTimeout) this.timeout = serverTimeout;
+      else this.setTimeout(serverTimeout);
+    }
   }
 
   _onStreamStates() {
