@@ -14,6 +14,9 @@ const { handleOwnerSymbol } = require('../internal/node-internals');
 const kClusterHandle = Symbol('fast-http.clusterHandle');
 const kOwnedHandle = Symbol('fast-http.ownedHandle');
 const kListeningId = Symbol('fast-http.listeningId');
+/** The server's methods that make (when missing) and free its half in the addon. */
+const kNativeSid = Symbol('fast-http.nativeSid');
+const kReleaseNative = Symbol('fast-http.releaseNative');
 
 /** errno of EADDRINUSE: libuv reports it from listen(), after a bind that "succeeded". */
 const UV_EADDRINUSE = -require('node:os').constants.errno.EADDRINUSE;
@@ -130,6 +133,7 @@ function addAbortSignal(server, options) {
 function lookupAndListen(server, port, host, backlog, exclusive, flags) {
   dns.lookup(host, (err, ip, family) => {
     if (err) {
+      if (!server[kListening]) server[kReleaseNative]();
       server.emit('error', err);
       return;
     }
@@ -137,9 +141,12 @@ function lookupAndListen(server, port, host, backlog, exclusive, flags) {
   });
 }
 
+let cluster;
+
 /** net's listenInCluster: a worker takes the server from the primary. */
 function listenInCluster(server, address, port, addressType, backlog, fd, exclusive, flags) {
-  const cluster = require('node:cluster');
+  // Loaded on first use, as net does (a require per listen cost more than the rest of it).
+  cluster ??= require('node:cluster');
   if (cluster.isPrimary || exclusive) {
     listenHere(server, address, port, backlog, fd, flags);
     return;
@@ -203,7 +210,7 @@ function listenHere(server, address, port, backlog, fd, flags) {
     return;
   }
   if (port === -1) {
-    const r = binding.listenUnix(server[kSid], address, backlog);
+    const r = binding.listenUnix(server[kNativeSid](), address, backlog);
     if (r < 0) process.nextTick(emitError, server, errors.uvException(r, 'listen', address));
     else listening(server, address);
     return;
@@ -215,7 +222,7 @@ function listenHere(server, address, port, backlog, fd, flags) {
   }
   // No host: the IPv6 any-address (dual stack), else IPv4 when IPv6 cannot be bound, like
   // node's listen. A port in use is reported for `::`, as node does.
-  const r = binding.listenTcp(server[kSid], '::', port, backlog, reusePort, ipv6Only);
+  const r = binding.listenTcp(server[kNativeSid](), '::', port, backlog, reusePort, ipv6Only);
   if (r === UV_EADDRINUSE) {
     process.nextTick(emitError, server, errors.uvException(r, 'listen', '::', port));
   } else if (typeof r === 'number') {
@@ -226,7 +233,7 @@ function listenHere(server, address, port, backlog, fd, flags) {
 }
 
 function listenTcp(server, host, port, backlog, reusePort, ipv6Only) {
-  const r = binding.listenTcp(server[kSid], host, port, backlog, reusePort, ipv6Only);
+  const r = binding.listenTcp(server[kNativeSid](), host, port, backlog, reusePort, ipv6Only);
   if (typeof r === 'number') {
     process.nextTick(emitError, server, errors.uvException(r, 'listen', host, port));
     return;
@@ -236,7 +243,7 @@ function listenTcp(server, host, port, backlog, reusePort, ipv6Only) {
 
 /** Accepts on a socket that already exists (`{ fd }`, a handle, a cluster's shared one). */
 function adopt(server, fd, backlog, dup, address, port) {
-  const r = binding.adoptListener(server[kSid], fd, backlog, dup);
+  const r = binding.adoptListener(server[kNativeSid](), fd, backlog, dup);
   if (typeof r === 'number') {
     process.nextTick(emitError, server, errors.uvException(r, 'listen', address, port));
     return;
@@ -247,7 +254,7 @@ function adopt(server, fd, backlog, dup, address, port) {
 const listeningHandle = Object.freeze({ fastHttp: true });
 
 function listening(server, address) {
-  servers[server[kSid]] = server;
+  servers[server[kNativeSid]()] = server;
   server[kListening] = true;
   server[kAddress] = address;
   server._handle = listeningHandle;
@@ -263,6 +270,7 @@ function emitListening(server) {
 }
 
 function emitError(server, error) {
+  if (!server[kListening]) server[kReleaseNative]();
   if (serverListen?.hasSubscribers) serverListen.error.publish({ server, error });
   server.emit('error', error);
 }
@@ -290,4 +298,6 @@ function refHandles(server, on) {
   }
 }
 
-module.exports = { listen, releaseHandles, refHandles, isPipeName, toNumber };
+module.exports = {
+  listen, releaseHandles, refHandles, isPipeName, toNumber, kNativeSid, kReleaseNative,
+};

@@ -25,7 +25,9 @@ const {
 } = require('../internal/symbols');
 const stats = require('../internal/stats');
 const diagnostics = require('./diagnostics');
-const { listen: listenWith, releaseHandles, refHandles } = require('./listen');
+const {
+  listen: listenWith, releaseHandles, refHandles, kNativeSid, kReleaseNative,
+} = require('./listen');
 const { defineUpgradeCallback, initUpgradeCallback } = require('./upgrade-callback');
 
 /** node's isLenient(): the process-wide --insecure-http-parser flag. */
@@ -67,6 +69,8 @@ function keepAliveBuffer(server) {
   return Number.isFinite(b) && b >= 0 ? b : 1000;
 }
 const kClosing = Symbol('fast-http.closing');
+/** Set during close() when the addon said the server has no connection. */
+const kNoNativeConns = Symbol('fast-http.noNativeConns');
 
 function Server(options, requestListener) {
   if (!(this instanceof Server)) return new Server(options, requestListener);
@@ -117,14 +121,7 @@ function Server(options, requestListener) {
   this.maxRequestsPerSocket = 0;
   this[kUniqueHeaders] = parseUniqueHeadersOption(options.uniqueHeaders);
 
-  const sid = binding.serverCreate();
-  this[kSid] = sid;
-  // The addon finds the server through `servers` only while it listens or has connections,
-  // so a server that is dropped can be collected (and its native half freed).
-  collected.register(this, sid);
   stats.serverCreated();
-  pushConfig(this);
-
   this.on('newListener', onNewListener);
   this.on('removeListener', onRemoveListener);
   this.on('connection', fallbackConnection);
@@ -132,11 +129,40 @@ function Server(options, requestListener) {
   if (requestListener) this.on('request', requestListener);
 }
 Object.setPrototypeOf(Server.prototype, NodeServer.prototype);
+Server.prototype[kNoNativeConns] = false;
 Object.setPrototypeOf(Server, NodeServer);
 sameInstances(Server, NodeServer);
 defineUpgradeCallback(Server.prototype);
 
-const collected = new FinalizationRegistry((sid) => binding.serverFree(sid));
+/**
+ * The server's half in the addon, made when it starts listening (node's handle is made by
+ * listen too) and freed once it has closed and drained, so a server costs the addon nothing
+ * while it does not listen and needs no finalizer. A server with the settings of the last one
+ * configured starts with a copy of them (serverCreate(sameAsLast): one crossing).
+ */
+function nativeServer(server) {
+  let sid = server[kSid];
+  if (sid < 0) {
+    const previous = lastOptions;
+    const config = configFor(server);
+    sid = server[kSid] = binding.serverCreate(config === previous);
+    if (config !== previous) binding.serverConfig(sid, config);
+  }
+  return sid;
+}
+
+/** Frees the server's half in the addon when it neither listens nor has connections. */
+function releaseNative(server) {
+  const sid = server[kSid];
+  if (sid < 0 || server[kListening] || server[kClosing]) return;
+  forgetNative(server, sid);
+  binding.serverFree(sid);
+}
+
+function forgetNative(server, sid) {
+  server[kSid] = -1;
+  if (servers[sid] === server) servers[sid] = undefined;
+}
 
 /**
  * Header lines a request may have where node's parser enforces maxHeadersCount (its
@@ -158,16 +184,59 @@ function connectionLimit(v) {
   return n > 0 ? Math.ceil(n) : 0;
 }
 
+/**
+ * The last options object handed to serverConfig and what it was made from: most servers
+ * have the same settings, and a server is often made, listened on and closed in a loop
+ * (tests, CLIs), so they share one object instead of building it (and its Keep-Alive line)
+ * each time.
+ */
+let lastOptions = null;
+const lastInputs = new Array(12);
+
 function pushConfig(server) {
   const sid = server[kSid];
-  if (sid < 0) return;
+  if (sid >= 0) binding.serverConfig(sid, configFor(server));
+}
+
+/**
+ * The options object for serverConfig: `lastOptions` again when the server's settings are
+ * the ones it was made from (the addon then still has them: see serverCreate).
+ */
+function configFor(server) {
   const c = server[kConfig];
   c.flags = (c.flags & ~(S_LENIENT | S_RELAXED)) | leniencyFlags(server);
   const kat = c.keepAliveTimeout;
+  const buffer = kat ? keepAliveBuffer(server) : 0;
+  const inputs = lastInputs;
+  if (lastOptions === null ||
+      inputs[0] !== c.maxHeaderSize || inputs[1] !== kat || inputs[2] !== buffer ||
+      inputs[3] !== c.timeout || inputs[4] !== c.headersTimeout ||
+      inputs[5] !== c.requestTimeout || inputs[6] !== c.connectionsCheckingInterval ||
+      inputs[7] !== c.flags || inputs[8] !== c.keepAliveInitialDelay ||
+      inputs[9] !== c.maxConnections || inputs[10] !== c.maxRequestsPerSocket ||
+      inputs[11] !== c.maxHeadersCount) {
+    inputs[0] = c.maxHeaderSize;
+    inputs[1] = kat;
+    inputs[2] = buffer;
+    inputs[3] = c.timeout;
+    inputs[4] = c.headersTimeout;
+    inputs[5] = c.requestTimeout;
+    inputs[6] = c.connectionsCheckingInterval;
+    inputs[7] = c.flags;
+    inputs[8] = c.keepAliveInitialDelay;
+    inputs[9] = c.maxConnections;
+    inputs[10] = c.maxRequestsPerSocket;
+    inputs[11] = c.maxHeadersCount;
+    lastOptions = configOptions(c, kat, buffer);
+  }
+  return lastOptions;
+}
+
+function configOptions(c, kat, buffer) {
   const max = c.maxRequestsPerSocket > 0 ? `, max=${c.maxRequestsPerSocket}` : '';
-  binding.serverConfig(sid, {
+  return {
     maxHeaderSize: c.maxHeaderSize || defaultMaxHeaderSize,
-    keepAliveTimeout: kat ? kat + keepAliveBuffer(server) : 0,
+    keepAliveTimeout: kat ? kat + buffer : 0,
     timeout: c.timeout,
     headersTimeout: c.headersTimeout,
     requestTimeout: c.requestTimeout,
@@ -179,7 +248,7 @@ function pushConfig(server) {
     // reads parser.maxHeaderPairs); Node 20 keeps the first ones.
     maxHeaderLines: headerCountLimit ? headerLineLimit(c.maxHeadersCount) : 0,
     keepAliveLine: `Keep-Alive: timeout=${Math.floor(kat / 1000)}${max}\r\n`,
-  });
+  };
 }
 
 Object.defineProperty(Server.prototype, 'httpAllowHalfOpen', {
@@ -228,8 +297,10 @@ function updateFlags(server, event, delta) {
   const n = server.listenerCount(event) + delta - own +
     (event === 'connection' && diagnostics.serverSocket.hasSubscribers ? 1 : 0);
   const c = server[kConfig];
-  c.flags = n > 0 ? (c.flags | bit) : (c.flags & ~bit);
-  if (server[kSid] >= 0) binding.serverFlags(server[kSid], bit, c.flags & bit);
+  const flags = n > 0 ? (c.flags | bit) : (c.flags & ~bit);
+  if (flags === c.flags) return;
+  c.flags = flags;
+  if (server[kSid] >= 0) binding.serverFlags(server[kSid], bit, flags & bit);
 }
 
 function onNewListener(event, listener) {
@@ -254,6 +325,15 @@ Server.prototype.listen = function listen(...args) {
   // Subscribers to net.server.socket that came after the server was made count now.
   updateFlags(this, 'connection', 0);
   return listenWith(this, args);
+};
+
+// listen.js makes the addon's half when it binds (after a lookup or the cluster's answer,
+// a close() in between may have freed it), and frees it when the listen failed.
+Server.prototype[kNativeSid] = function () {
+  return nativeServer(this);
+};
+Server.prototype[kReleaseNative] = function () {
+  releaseNative(this);
 };
 
 /**
@@ -293,36 +373,57 @@ Server.prototype.close = function close(cb) {
       this.once('close', cb);
     }
   }
-  this.closeIdleConnections();
+  // Stopping the listener first tells whether there are connections at all (no JS runs in
+  // between, so the order is not observable): without any, closing the idle ones needs no
+  // crossing into the addon, nor does counting them when 'close' is due.
+  const sid = this[kSid];
+  let open = 0;
+  if (sid >= 0) {
+    // Without connections the addon frees the server in the same call (listen makes another).
+    open = binding.serverFree(sid);
+    if (open === 0) forgetNative(this, sid);
+  }
+  this[kNoNativeConns] = open === 0;
+  try {
+    this.closeIdleConnections();
+  } finally {
+    this[kNoNativeConns] = false;
+  }
   clearInterval(this[kConnectionsCheckingInterval]);
   this[kListening] = false;
   this._handle = null;
   this[kClosing] = true;
   releaseHandles(this);
-  const remaining = binding.serverClose(this[kSid]) + this[kFallbackSockets].size;
+  const remaining = (open === 0 ? 0 : binding.serverClose(sid)) + this[kFallbackSockets].size;
   if (remaining === 0) process.nextTick(emitCloseIfDrained, this);
   return this;
 };
 
 function emitCloseIfDrained(server) {
-  server._onDrained();
+  // Stopped listening with no connection: none can have come since.
+  server[kNoNativeConns] = true;
+  try {
+    server._onDrained();
+  } finally {
+    server[kNoNativeConns] = false;
+  }
 }
 
 Server.prototype._onDrained = function _onDrained() {
   if (!this[kClosing] || this[kListening]) return;
   if (connectionCount(this) > 0) return;
   this[kClosing] = false;
-  servers[this[kSid]] = undefined;
+  releaseNative(this);
   this.emit('close');
 };
 
 Server.prototype.closeAllConnections = function closeAllConnections() {
-  binding.serverConns(this[kSid], false, true);
+  if (this[kSid] >= 0) binding.serverConns(this[kSid], false, true);
   for (const s of this[kFallbackSockets]) s.destroy();
 };
 
 Server.prototype.closeIdleConnections = function closeIdleConnections() {
-  binding.serverConns(this[kSid], true, true);
+  if (this[kSid] >= 0 && !this[kNoNativeConns]) binding.serverConns(this[kSid], true, true);
   for (const s of this[kFallbackSockets]) {
     if (!s._httpMessage || s._httpMessage.finished) {
       if (!s.parser?.incoming || s.parser.incoming.complete) s.destroy();
@@ -333,7 +434,10 @@ Server.prototype.closeIdleConnections = function closeIdleConnections() {
 function connectionCount(server) {
   const fallback = server[kFallbackSockets];
   if (fallback === undefined) return 0; // still in the constructor
-  return binding.serverConns(server[kSid], false, false).length + fallback.size;
+  const sid = server[kSid];
+  const native = sid < 0 || server[kNoNativeConns] ? 0 :
+    binding.serverConns(sid, false, false).length;
+  return native + fallback.size;
 }
 
 Server.prototype.getConnections = function getConnections(cb) {
@@ -344,14 +448,14 @@ Server.prototype.getConnections = function getConnections(cb) {
 
 Server.prototype.ref = function ref() {
   this._unref = false;
-  binding.serverRef(this[kSid], true);
+  if (this[kSid] >= 0) binding.serverRef(this[kSid], true);
   refHandles(this, true);
   return this;
 };
 
 Server.prototype.unref = function unref() {
   this._unref = true;
-  binding.serverRef(this[kSid], false);
+  if (this[kSid] >= 0) binding.serverRef(this[kSid], false);
   refHandles(this, false);
   return this;
 };

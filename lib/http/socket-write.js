@@ -7,11 +7,16 @@
 //     of the task, so what follows waits in the Writable and all of it goes out together.
 //   - An app's backlog stays in JS as references: the addon takes chunks only while its
 //     queue is under the high-water mark, and asks for more when it drains.
+const net = require('node:net');
 const { Duplex } = require('node:stream');
 const { isUint8Array } = require('node:util/types');
 const { LazyDuplex } = require('../internal/lazy-duplex');
 const { binding } = require('../internal/native');
 const { kId, kClosed, kPendingWrites } = require('../internal/symbols');
+
+const NetSocketProto = net.Socket.prototype;
+/** Stream's write: net.Socket has none of its own, so an own one there is a patch. */
+const nodeWrite = Duplex.prototype.write;
 
 /** Writes up to this size may be coalesced with others of the same task. */
 const COALESCE_MAX_WRITE = 16 * 1024;
@@ -49,7 +54,11 @@ class WritingSocket extends LazyDuplex {
       if (this._writableState.corked !== 0) w.batch &&= small;
       else w.next = small;
     }
-    return Duplex.prototype.write.call(this, chunk, encoding, cb);
+    // A patch of net.Socket.prototype.write runs as on node's sockets; node's write it
+    // calls lands in _write / _writev below.
+    const write = NetSocketProto.write;
+    if (write !== nodeWrite) return Reflect.apply(write, this, arguments);
+    return nodeWrite.call(this, chunk, encoding, cb);
   }
 
   _write(chunk, encoding, cb) {

@@ -3,6 +3,7 @@
 // 'connect', the raw byte stream): a Duplex whose prototype chain includes net.Socket's, so
 // `instanceof net.Socket` holds, with the net.Socket surface apps use backed by the native
 // connection. In HTTP mode the addon parses the bytes; in raw mode they arrive as 'data'.
+const net = require('node:net');
 const { Duplex, Readable } = require('node:stream');
 const { defineLazyGetters, materialize, kLazy } = require('../internal/lazy-duplex');
 const { WritingSocket, coalesceWrites, sendHeldWrites } = require('./socket-write');
@@ -15,6 +16,27 @@ const {
 const { HTTPParser } = require('_http_common');
 
 const kOnTimeout = HTTPParser.kOnTimeout | 0;
+
+// APM agents and test spies replace methods on net.Socket.prototype; node:http's sockets then
+// run the replacement, which usually calls node's own method on the socket. The facade's
+// methods below run theirs only while net.Socket.prototype still has node's method (one
+// comparison); otherwise they run what is there, and node's method, called by it on this
+// socket, finds a handle that forwards to the connection (`_handle`, only for that call)
+// and what it could not forward is carried over afterwards (patchedSetTimeout, syncPause).
+const NetSocketProto = net.Socket.prototype;
+const nodeSetTimeout = NetSocketProto.setTimeout;
+const nodeSetNoDelay = NetSocketProto.setNoDelay;
+const nodeSetKeepAlive = NetSocketProto.setKeepAlive;
+const nodeAddress = NetSocketProto.address;
+const nodeRef = NetSocketProto.ref;
+const nodeUnref = NetSocketProto.unref;
+const nodePause = NetSocketProto.pause;
+const nodeResume = NetSocketProto.resume;
+/** Set on a socket while a patched method runs: `_handle` is then a forwarding one. */
+const kPatchedCall = Symbol('fast-http.patchedCall');
+/** Set while the facade itself resumes (replaying node's 'data' listener): no patch runs. */
+const kQuiet = Symbol('fast-http.quiet');
+let nodeTimeoutSymbol;
 
 const MODE_HTTP = 0;
 const MODE_RAW = 1;
@@ -50,13 +72,29 @@ class FastSocket extends WritingSocket {
     binding.watch(id, true);
     this.on('end', onReadableStreamEnd);
     this.on('newListener', onSocketNewListener);
+    // node:http calls socket.setTimeout(server.timeout) on each new connection; the addon
+    // has armed that timer already, so only a patch of net.Socket.prototype.setTimeout
+    // (which must see the call) makes it run.
+    const serverTimeout = server?.timeout;
+    if (serverTimeout) {
+      if (NetSocketProto.setTimeout === nodeSetTimeout) this.timeout = serverTimeout;
+      else this.setTimeout(serverTimeout);
+    }
   }
 
   _onStreamStates() {
     // node's http server listens for the socket's 'data' from the start (its parser is fed
     // from it); registered with the states because Readable#on('data') starts the flow. An
     // app that listens too gets the raw bytes.
-    if (this[kMode] === MODE_HTTP) Readable.prototype.on.call(this, 'data', socketOnData);
+    // node:http's listener resumed the socket when it connected, not now: no patch sees it.
+    if (this[kMode] === MODE_HTTP) {
+      this[kQuiet] = true;
+      try {
+        Readable.prototype.on.call(this, 'data', socketOnData);
+      } finally {
+        this[kQuiet] = false;
+      }
+    }
   }
 
   /** What node code and tests find as `socket.parser`, made on first look. */
@@ -142,6 +180,8 @@ class FastSocket extends WritingSocket {
    * false), so it still notices the peer's FIN.
    */
   pause() {
+    const patched = NetSocketProto.pause;
+    if (patched !== nodePause && !this[kQuiet]) return syncPause(this, callPatched(this, patched, arguments));
     Duplex.prototype.pause.call(this);
     if (this[kMode] === MODE_HTTP && !this[kClosed] && !this[kReadPaused]) {
       this[kReadPaused] = true;
@@ -151,6 +191,8 @@ class FastSocket extends WritingSocket {
   }
 
   resume() {
+    const patched = NetSocketProto.resume;
+    if (patched !== nodeResume && !this[kQuiet]) return syncPause(this, callPatched(this, patched, arguments));
     // IncomingMessage#_read resumes the socket on every read: cross only when paused.
     if (!this[kClosed] && this[kReadPaused]) {
       this[kReadPaused] = false;
@@ -167,6 +209,8 @@ class FastSocket extends WritingSocket {
   }
 
   setTimeout(msecs, callback) {
+    const patched = NetSocketProto.setTimeout;
+    if (patched !== nodeSetTimeout) return patchedSetTimeout(this, patched, arguments);
     this.timeout = msecs;
     msecs = Math.max(0, Number(msecs) || 0);
     if (!this[kClosed]) binding.setTimeout(this[kId], msecs);
@@ -181,11 +225,15 @@ class FastSocket extends WritingSocket {
   }
 
   setNoDelay(enable) {
+    const patched = NetSocketProto.setNoDelay;
+    if (patched !== nodeSetNoDelay) return callPatched(this, patched, arguments);
     if (!this[kClosed]) binding.setNoDelay(this[kId], enable === undefined ? true : !!enable);
     return this;
   }
 
   setKeepAlive(enable, initialDelay) {
+    const patched = NetSocketProto.setKeepAlive;
+    if (patched !== nodeSetKeepAlive) return callPatched(this, patched, arguments);
     if (!this[kClosed]) {
       binding.setKeepAlive(this[kId], !!enable, Math.floor((Number(initialDelay) || 0) / 1000));
     }
@@ -193,11 +241,15 @@ class FastSocket extends WritingSocket {
   }
 
   ref() {
+    const patched = NetSocketProto.ref;
+    if (patched !== nodeRef) return callPatched(this, patched, arguments);
     if (!this[kClosed]) binding.connRef(this[kId], true);
     return this;
   }
 
   unref() {
+    const patched = NetSocketProto.unref;
+    if (patched !== nodeUnref) return callPatched(this, patched, arguments);
     if (!this[kClosed]) binding.connRef(this[kId], false);
     return this;
   }
@@ -224,6 +276,8 @@ class FastSocket extends WritingSocket {
   }
 
   address() {
+    const patched = NetSocketProto.address;
+    if (patched !== nodeAddress) return callPatched(this, patched, arguments);
     const a = this._info();
     if (a[3] === undefined) return {};
     return { address: a[3], family: a[2], port: a[4] };
@@ -263,9 +317,10 @@ class FastSocket extends WritingSocket {
   }
 
   // No libuv stream handle: code that would take one over (tls.TLSSocket, http2) wraps the
-  // socket as a plain Duplex instead.
+  // socket as a plain Duplex instead. node's own net.Socket methods, run by a patch of
+  // net.Socket.prototype, find one that forwards to the connection.
   get _handle() {
-    return null;
+    return this[kPatchedCall] === true ? new ForwardingHandle(this) : null;
   }
 }
 
@@ -275,6 +330,8 @@ Object.assign(FastSocket.prototype, {
   [kAddress]: null,
   [kReadPaused]: false,
   [kTapping]: false,
+  [kPatchedCall]: false,
+  [kQuiet]: false,
   connecting: false,
   _hadError: false,
 });
@@ -323,6 +380,113 @@ class Parser {
   finish() {}
   pause() {}
   resume() {}
+}
+
+/**
+ * What node's net.Socket methods use of a TCP handle, forwarded to the connection: they run
+ * on the facade only when a patch of net.Socket.prototype calls them (see callPatched).
+ */
+class ForwardingHandle {
+  constructor(socket) {
+    this.socket = socket;
+    this.reading = !socket[kReadPaused];
+  }
+
+  setNoDelay(enable) {
+    const s = this.socket;
+    if (!s[kClosed]) binding.setNoDelay(s[kId], !!enable);
+    return 0;
+  }
+
+  setKeepAlive(enable, initialDelaySecs) {
+    const s = this.socket;
+    if (!s[kClosed]) binding.setKeepAlive(s[kId], !!enable, Math.max(0, initialDelaySecs | 0));
+    return 0;
+  }
+
+  ref() {
+    const s = this.socket;
+    if (!s[kClosed]) binding.connRef(s[kId], true);
+  }
+
+  unref() {
+    const s = this.socket;
+    if (!s[kClosed]) binding.connRef(s[kId], false);
+  }
+
+  getsockname(out) {
+    const a = this.socket._info();
+    if (a[3] === undefined) return -9; // EBADF, as for a closed handle
+    out.address = a[3];
+    out.family = a[2];
+    out.port = a[4];
+    return 0;
+  }
+
+  getpeername(out) {
+    const a = this.socket._info();
+    if (a[0] === undefined) return -9;
+    out.address = a[0];
+    out.family = a[2];
+    out.port = a[1];
+    return 0;
+  }
+}
+
+/** Runs a replacement of a net.Socket.prototype method on the socket, as node:http would. */
+function callPatched(socket, fn, args) {
+  const outer = socket[kPatchedCall];
+  socket[kPatchedCall] = true;
+  try {
+    return Reflect.apply(fn, socket, args);
+  } finally {
+    socket[kPatchedCall] = outer;
+  }
+}
+
+/** The symbol node's setTimeout keeps a socket's JS timer under. */
+function timeoutSymbol() {
+  if (nodeTimeoutSymbol === undefined) {
+    const probe = new net.Socket();
+    nodeTimeoutSymbol = Object.getOwnPropertySymbols(probe)
+      .find((s) => s.description === 'timeout') ?? null;
+    probe.destroy();
+  }
+  return nodeTimeoutSymbol;
+}
+
+/**
+ * A patched setTimeout: node's, if the patch called it, armed a JS timer that nothing
+ * refreshes on this socket's traffic; the connection's own idle timer takes its place.
+ */
+function patchedSetTimeout(socket, fn, args) {
+  const before = socket.timeout;
+  const result = callPatched(socket, fn, args);
+  const k = timeoutSymbol();
+  const timer = k === null ? null : socket[k];
+  if (timer != null) {
+    clearTimeout(timer);
+    socket[k] = null;
+  }
+  if ((timer != null || socket.timeout !== before) && !socket[kClosed]) {
+    binding.setTimeout(socket[kId], Math.max(0, Number(socket.timeout) || 0));
+  }
+  return result;
+}
+
+/**
+ * After a patched pause / resume: node's paused or resumed the stream only; while the
+ * socket speaks HTTP the addon's reading follows it (as the facade's own pause does).
+ */
+function syncPause(socket, result) {
+  if (socket[kMode] === MODE_HTTP && !socket[kClosed] && !socket[kLazy]) {
+    const paused = socket.isPaused();
+    if (paused !== socket[kReadPaused]) {
+      socket[kReadPaused] = paused;
+      binding.pause(socket[kId], paused);
+    }
+  }
+  return result;
 }
 
 function socketOnData() {}

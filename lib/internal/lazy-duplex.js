@@ -23,10 +23,13 @@ const { WritableState } = Writable;
 const kLazy = Symbol('fast-http.lazyStreams');
 const kOptions = Symbol('fast-http.streamOptions');
 
-const eeOn = EventEmitter.prototype.on;
-const eePrepend = EventEmitter.prototype.prependListener;
-const eeRemove = EventEmitter.prototype.removeListener;
-const eeRemoveAll = EventEmitter.prototype.removeAllListeners;
+const NetSocketProto = net.Socket.prototype;
+/** What net.Socket.prototype has while nothing patched it (Readable's, for these). */
+const nodeOn = NetSocketProto.on;
+const nodeAddListener = NetSocketProto.addListener;
+const nodePrepend = NetSocketProto.prependListener;
+const nodeRemove = NetSocketProto.removeListener;
+const nodeOff = NetSocketProto.off;
 
 function LazyDuplex(options) {
   // The same event slots Duplex's constructor presets (stable object shape).
@@ -134,36 +137,63 @@ function touchesState(ev) {
   return ev === 'data' || ev === 'readable';
 }
 
+// EventEmitter's methods are looked up when called, not captured: what an app or agent
+// patches on EventEmitter.prototype (or on net.Socket.prototype) runs as on node's sockets.
+// A patch of net.Socket.prototype's runs on the socket with its states made (node's
+// method, which it calls, reads them).
 LazyDuplex.prototype.on = function on(ev, fn) {
+  const patched = NetSocketProto.on;
+  if (patched !== nodeOn) return callWithStates(this, patched, arguments);
   if (this[kLazy]) {
-    if (!touchesState(ev)) return eeOn.call(this, ev, fn);
+    if (!touchesState(ev)) return EventEmitter.prototype.on.call(this, ev, fn);
     materialize(this);
   }
   return Readable.prototype.on.call(this, ev, fn);
 };
-LazyDuplex.prototype.addListener = LazyDuplex.prototype.on;
+
+LazyDuplex.prototype.addListener = function addListener(ev, fn) {
+  const patched = NetSocketProto.addListener;
+  if (patched !== nodeAddListener) return callWithStates(this, patched, arguments);
+  return LazyDuplex.prototype.on.call(this, ev, fn);
+};
 
 LazyDuplex.prototype.prependListener = function prependListener(ev, fn) {
+  const patched = NetSocketProto.prependListener;
+  if (patched !== nodePrepend) return callWithStates(this, patched, arguments);
   if (this[kLazy] && touchesState(ev)) materialize(this);
-  return eePrepend.call(this, ev, fn);
+  return EventEmitter.prototype.prependListener.call(this, ev, fn);
 };
 
 LazyDuplex.prototype.removeListener = function removeListener(ev, fn) {
+  const patched = NetSocketProto.removeListener;
+  if (patched !== nodeRemove) return callWithStates(this, patched, arguments);
   if (this[kLazy]) {
-    if (!touchesState(ev)) return eeRemove.call(this, ev, fn);
+    if (!touchesState(ev)) return EventEmitter.prototype.removeListener.call(this, ev, fn);
     materialize(this);
   }
   return Readable.prototype.removeListener.call(this, ev, fn);
 };
-LazyDuplex.prototype.off = LazyDuplex.prototype.removeListener;
+
+LazyDuplex.prototype.off = function off(ev, fn) {
+  const patched = NetSocketProto.off;
+  if (patched !== nodeOff) return callWithStates(this, patched, arguments);
+  return LazyDuplex.prototype.removeListener.call(this, ev, fn);
+};
 
 LazyDuplex.prototype.removeAllListeners = function removeAllListeners(ev) {
   if (this[kLazy]) {
-    if (ev !== undefined && !touchesState(ev)) return eeRemoveAll.call(this, ev);
+    if (ev !== undefined && !touchesState(ev)) {
+      return EventEmitter.prototype.removeAllListeners.call(this, ev);
+    }
     materialize(this);
   }
   return Readable.prototype.removeAllListeners.apply(this, arguments);
 };
+
+function callWithStates(stream, fn, args) {
+  materialize(stream);
+  return Reflect.apply(fn, stream, args);
+}
 
 // A subclass may register listeners only once its states exist (see _onStreamStates):
 // these must count them as node's would.

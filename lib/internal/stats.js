@@ -7,9 +7,11 @@ const counters = { serversCreated: 0, fallbackConnections: 0, injectedConnection
 let hooked = false;
 
 function hook() {
-  const file = process.env.FAST_HTTP_STATS;
-  if (hooked || !file) return;
+  // Read once: process.env is a lookup in the environment on every access.
+  if (hooked) return;
   hooked = true;
+  const file = process.env.FAST_HTTP_STATS;
+  if (!file) return;
   process.on('exit', () => {
     let native = [0, 0, 0];
     try {

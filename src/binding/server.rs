@@ -4,7 +4,14 @@ use super::napi::{self, Env, Value};
 use super::{export, undef};
 use crate::net::{self, Listener, TcpOptions};
 use crate::reactor::{self, io::Admit, server::ServerCfg};
+use std::cell::RefCell;
 use std::net::IpAddr;
+
+thread_local! {
+    /// The settings the last `serverConfig` call left its server with: a server made with
+    /// the same options (JS knows) starts with a copy instead of reading them again.
+    static LAST_CFG: RefCell<Option<ServerCfg>> = const { RefCell::new(None) };
+}
 
 type Setter = fn(&mut ServerCfg, Env, Value);
 
@@ -50,8 +57,20 @@ pub fn option_names(env: Env) -> Value {
     napi::array(env, &names)
 }
 
+// serverCreate(sameAsLast) -> sid; with `sameAsLast` the server starts with the settings the
+// last serverConfig call made (JS has checked they are the ones it wants).
 export!(create, |a| {
-    let sid = reactor::with(|r| r.add_server()).unwrap_or(u32::MAX);
+    let same = a.bool(0);
+    let sid = reactor::with(|r| {
+        let sid = r.add_server();
+        if same {
+            if let (Some(s), Some(cfg)) = (r.server(sid), LAST_CFG.with(|c| c.borrow().clone())) {
+                s.cfg = cfg;
+            }
+        }
+        sid
+    })
+    .unwrap_or(u32::MAX);
     napi::u32v(a.env, sid)
 });
 
@@ -62,17 +81,29 @@ export!(config, |a| {
         return undef(&a);
     };
     let env = a.env;
-    reactor::with(|r| {
-        let restart = {
-            let Some(s) = r.server(sid) else { return };
-            let old_interval = s.cfg.check_interval;
-            for (name, set) in OPTIONS {
-                let v = napi::get_named(env, obj, name);
-                if !napi::is_nullish(env, v) {
-                    set(&mut s.cfg, env, v);
-                }
+    let apply = |cfg: &mut ServerCfg| {
+        for (name, set) in OPTIONS {
+            let v = napi::get_named(env, obj, name);
+            if !napi::is_nullish(env, v) {
+                set(cfg, env, v);
             }
-            old_interval != s.cfg.check_interval && s.listener.is_some()
+        }
+    };
+    reactor::with(|r| {
+        let restart = match r.server(sid) {
+            Some(s) => {
+                let old_interval = s.cfg.check_interval;
+                apply(&mut s.cfg);
+                LAST_CFG.with(|c| *c.borrow_mut() = Some(s.cfg.clone()));
+                old_interval != s.cfg.check_interval && s.listener.is_some()
+            }
+            None => {
+                // Still what the next serverCreate(true) must start with.
+                let mut cfg = ServerCfg::default();
+                apply(&mut cfg);
+                LAST_CFG.with(|c| *c.borrow_mut() = Some(cfg));
+                false
+            }
         };
         if restart {
             r.start_server_checks(sid);
@@ -211,10 +242,19 @@ export!(close, |a| {
     napi::u32v(a.env, n)
 });
 
-// serverFree(sid): the JS server was garbage-collected.
+// serverFree(sid) -> connections still open: stops listening and, when no connection is
+// left, frees the server (its id is not used again); else it lives until they have closed.
 export!(free, |a| {
-    reactor::with(|r| r.free_server(a.u32(0)));
-    undef(&a)
+    let sid = a.u32(0);
+    let n = reactor::with(|r| {
+        let n = r.close_listener(sid);
+        if n == 0 {
+            r.free_server(sid);
+        }
+        n
+    })
+    .unwrap_or(0);
+    napi::u32v(a.env, n)
 });
 
 export!(set_ref, |a| {

@@ -176,7 +176,9 @@ unsafe extern "C" fn on_kick<S: Sink>(_h: *mut uv::uv_handle_t) {
             r.handles.kick_armed = false;
             r.handles.in_kick = true;
         });
-        batch::<S>(|| {});
+        batch::<S>(|| {
+            with(|r| r.register_pending_listeners());
+        });
         with(|r| r.handles.in_kick = false);
     });
 }

@@ -351,21 +351,51 @@ impl Reactor {
         self.after_write(id);
     }
 
-    pub fn register_listener(&mut self, sid: u32, mut l: Listener) -> std::io::Result<()> {
-        self.poll.registry().register(
-            &mut l,
-            Token(LISTENER_BIT | sid as usize),
-            Interest::READABLE,
-        )?;
-        if let Some(s) = self.server(sid) {
-            s.listener = Some(l);
-            s.closed = false;
-            if s.refd {
-                self.add_ref(1);
-            }
+    /// Starts listening on `l`. Like libuv for node's listen, the socket joins the poll set
+    /// on the loop's next turn (`register_pending_listeners`, from the kick): a server closed
+    /// before then (listened on and closed in one go) never costs the registration, and
+    /// connections that arrive meanwhile wait in the backlog.
+    pub fn register_listener(&mut self, sid: u32, l: Listener) -> std::io::Result<()> {
+        let Some(s) = self.server(sid) else {
+            return Ok(());
+        };
+        s.listener = Some(l);
+        s.closed = false;
+        s.registered = false;
+        if s.refd {
+            self.add_ref(1);
         }
+        server::register_later(sid);
+        self.handles.kick();
         self.start_server_checks(sid);
         Ok(())
+    }
+
+    /// Puts the listeners that started listening since the last turn in the poll set. One
+    /// that cannot join (no memory for the poll entry) stops listening and the server
+    /// reports it.
+    pub fn register_pending_listeners(&mut self) {
+        let mut failed = Vec::new();
+        for sid in server::take_pending() {
+            let Some(Some(s)) = self.servers.get_mut(sid as usize) else {
+                continue;
+            };
+            if s.registered {
+                continue;
+            }
+            let Some(l) = s.listener.as_mut() else {
+                continue;
+            };
+            let token = Token(LISTENER_BIT | sid as usize);
+            match self.poll.registry().register(l, token, Interest::READABLE) {
+                Ok(()) => s.registered = true,
+                Err(e) => failed.push((sid, e)),
+            }
+        }
+        for (sid, e) in failed {
+            self.close_listener(sid);
+            self.defer(Deferred::Panic(Some(sid), format!("listen: {e}")));
+        }
     }
 
     /// Stops listening. Returns the number of connections still open.
@@ -373,10 +403,13 @@ impl Reactor {
         let Some(s) = self.server(sid) else { return 0 };
         s.closed = true;
         let had = s.listener.take();
+        let registered = std::mem::take(&mut s.registered);
         let refd = s.refd;
         let conns = s.conns;
         if let Some(mut l) = had {
-            let _ = self.poll.registry().deregister(&mut l);
+            if registered {
+                let _ = self.poll.registry().deregister(&mut l);
+            }
             if refd {
                 self.add_ref(-1);
             }

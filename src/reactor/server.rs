@@ -2,6 +2,22 @@
 
 use crate::net::Listener;
 use crate::proto::parse::Leniency;
+use std::cell::RefCell;
+
+thread_local! {
+    /// Servers whose listener waits to join this thread's poll set.
+    static PENDING: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Server `sid`'s listener joins the poll set on the loop's next turn.
+pub fn register_later(sid: u32) {
+    PENDING.with(|p| p.borrow_mut().push(sid));
+}
+
+/// The servers whose listeners wait to join the poll set (the list is emptied).
+pub fn take_pending() -> Vec<u32> {
+    PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()))
+}
 
 /// The server listens for 'connection': JS hears about every accepted connection.
 pub const S_HAS_CONNECTION: u32 = 1;
@@ -27,6 +43,7 @@ pub const S_UPGRADE_CALLBACK: u32 = 1 << 12;
 /// Node 26+: an Upgrade request's body goes through the request before the upgrade.
 pub const S_UPGRADE_BODY: u32 = 1 << 13;
 
+#[derive(Clone)]
 pub struct ServerCfg {
     pub max_header_size: usize,
     pub keep_alive_timeout: u64,
@@ -67,6 +84,9 @@ impl Default for ServerCfg {
 pub struct Server {
     pub cfg: ServerCfg,
     pub listener: Option<Listener>,
+    /// The listener is in the poll set (it joins it on the loop's next turn: see
+    /// `Reactor::register_listener`).
+    pub registered: bool,
     /// The listener keeps the event loop alive (server.ref()).
     pub refd: bool,
     pub conns: u32,
@@ -78,6 +98,7 @@ impl Server {
         Server {
             cfg: ServerCfg::default(),
             listener: None,
+            registered: false,
             refd: true,
             conns: 0,
             closed: false,
