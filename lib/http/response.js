@@ -93,9 +93,11 @@ ServerResponse.prototype.writeHead = function writeHead(statusCode, reason, obj)
   const code = statusCode | 0;
   // node's own writeHead throws its own error.
   if (code < 100 || code > 999) return nodeWriteHead.apply(this, arguments);
-  if (typeof reason === 'string') this.statusMessage = reason;
+  const reasonGiven = typeof reason === 'string';
+  if (reasonGiven) this.statusMessage = reason;
   this.statusCode = code;
-  const head = headers == null ? implicitHead(this) : explicitHead(this, headers);
+  const head = headers == null ? implicitHead(this, reasonGiven) :
+    explicitHead(this, headers, reasonGiven);
   if (head === null) return nodeWriteHead.apply(this, arguments);
   this[kHead] = head;
   this._header = DECIDED_HEAD;
