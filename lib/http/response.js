@@ -138,6 +138,17 @@ ServerResponse.prototype._send = function _send(data, encoding, callback, byteLe
   return nodeSend.call(this, data, encoding, callback, byteLength);
 };
 
+/**
+ * An encoding the one-call path takes as node's socket would. Any other ('buffer', an unknown
+ * one) goes through node's end(), which writes the head before the socket's write() throws
+ * ERR_UNKNOWN_ENCODING for an unknown one: headersSent is true then, and the head waits in
+ * the corked socket for what the app does next.
+ */
+function plainEncoding(encoding) {
+  return !encoding || encoding === 'utf8' || encoding === 'utf-8' || encoding === 'latin1' ||
+    Buffer.isEncoding(encoding);
+}
+
 ServerResponse.prototype.end = function end(chunk, encoding, callback) {
   if (typeof chunk === 'function') {
     callback = chunk;
@@ -158,7 +169,7 @@ ServerResponse.prototype.end = function end(chunk, encoding, callback) {
   if (this.finished || this._headerSent || socket === null ||
       (socket._httpMessage !== this && !waiting) || socket[kMode] !== 0 ||
       socket.destroyed || this.outputData.length !== 0 || this.strictContentLength ||
-      this[kCorked] > 0 || socket.write !== socketWrite) {
+      this[kCorked] > 0 || socket.write !== socketWrite || (chunk && !plainEncoding(encoding))) {
     return nodeEnd.call(this, chunk, encoding, callback);
   }
   let body;
