@@ -141,8 +141,8 @@ function processHeader(res, key, value, validate) {
  * For `res.end()` before any head was written: validates and updates `res` exactly as node's
  * implicit writeHead would, and returns `{ lines, flags, reason }`, or NEEDS_NODE.
  */
-function implicitHead(res) {
-  return decideHead(res, res[kOutHeaders], false);
+function implicitHead(res, reasonGiven = false) {
+  return decideHead(res, res[kOutHeaders], false, reasonGiven);
 }
 
 /**
@@ -150,21 +150,25 @@ function implicitHead(res) {
  * `res`, for `headers` given as a plain object (each name and value validated as node does)
  * and no headers set before.
  */
-function explicitHead(res, headers) {
-  return decideHead(res, headers, true);
+function explicitHead(res, headers, reasonGiven) {
+  return decideHead(res, headers, true, reasonGiven);
 }
 
 /** The last status message that passed node's character check (most responses repeat it). */
 let lastValidMessage = 'OK';
 
-function decideHead(res, headers, fromObject) {
+/**
+ * `reasonGiven`: writeHead() got a string reason, which node sends as it is, even ''; any
+ * other falsy statusMessage becomes the code's default text.
+ */
+function decideHead(res, headers, fromObject, reasonGiven) {
   const original = res.statusCode;
   const statusCode = original | 0;
   if (statusCode < 100 || statusCode > 999) {
     throw errors.ERR_HTTP_INVALID_STATUS_CODE(original);
   }
   let reason = null;
-  if (!res.statusMessage) {
+  if (!reasonGiven && !res.statusMessage) {
     res.statusMessage = STATUS_CODES[statusCode] || 'unknown';
   } else {
     reason = res.statusMessage;
@@ -173,7 +177,10 @@ function decideHead(res, headers, fromObject) {
   const message = res.statusMessage;
   if (message !== lastValidMessage) {
     if (headerCharRegex.test(message)) throw errors.ERR_INVALID_CHAR('statusMessage');
-    lastValidMessage = message;
+    // node builds the status line with a template literal: a number, a boolean or an
+    // object with toString() is sent as its string form (the addon takes strings only).
+    if (typeof message !== 'string') reason = `${message}`;
+    else lastValidMessage = message;
   }
   if (statusCode === 204 || statusCode === 304 || (statusCode >= 100 && statusCode <= 199)) {
     res._hasBody = false;

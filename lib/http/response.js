@@ -93,9 +93,11 @@ ServerResponse.prototype.writeHead = function writeHead(statusCode, reason, obj)
   const code = statusCode | 0;
   // node's own writeHead throws its own error.
   if (code < 100 || code > 999) return nodeWriteHead.apply(this, arguments);
-  if (typeof reason === 'string') this.statusMessage = reason;
+  const reasonGiven = typeof reason === 'string';
+  if (reasonGiven) this.statusMessage = reason;
   this.statusCode = code;
-  const head = headers == null ? implicitHead(this) : explicitHead(this, headers);
+  const head = headers == null ? implicitHead(this, reasonGiven) :
+    explicitHead(this, headers, reasonGiven);
   if (head === null) return nodeWriteHead.apply(this, arguments);
   this[kHead] = head;
   this._header = DECIDED_HEAD;
@@ -136,6 +138,17 @@ ServerResponse.prototype._send = function _send(data, encoding, callback, byteLe
   return nodeSend.call(this, data, encoding, callback, byteLength);
 };
 
+/**
+ * An encoding the one-call path takes as node's socket would. Any other ('buffer', an unknown
+ * one) goes through node's end(), which writes the head before the socket's write() throws
+ * ERR_UNKNOWN_ENCODING for an unknown one: headersSent is true then, and the head waits in
+ * the corked socket for what the app does next.
+ */
+function plainEncoding(encoding) {
+  return !encoding || encoding === 'utf8' || encoding === 'utf-8' || encoding === 'latin1' ||
+    Buffer.isEncoding(encoding);
+}
+
 ServerResponse.prototype.end = function end(chunk, encoding, callback) {
   if (typeof chunk === 'function') {
     callback = chunk;
@@ -156,7 +169,7 @@ ServerResponse.prototype.end = function end(chunk, encoding, callback) {
   if (this.finished || this._headerSent || socket === null ||
       (socket._httpMessage !== this && !waiting) || socket[kMode] !== 0 ||
       socket.destroyed || this.outputData.length !== 0 || this.strictContentLength ||
-      this[kCorked] > 0 || socket.write !== socketWrite) {
+      this[kCorked] > 0 || socket.write !== socketWrite || (chunk && !plainEncoding(encoding))) {
     return nodeEnd.call(this, chunk, encoding, callback);
   }
   let body;

@@ -3,38 +3,87 @@
 // fast-http raises itself; everything else comes from node's own methods.
 const util = require('node:util');
 
-function coded(Base, code, message) {
-  const err = new Base(message);
+/**
+ * One class per code, shaped as node's makeNodeErrorWithCode makes them: a subclass of the
+ * base whose prototype has `constructor` (the base itself) and a `toString()` that names the
+ * code, so String(err) is `TypeError [ERR_X]: message` while `err.name` stays `TypeError`.
+ */
+const classes = new Map();
+
+function classFor(Base, code) {
+  let NodeError = classes.get(code);
+  if (NodeError === undefined) {
+    NodeError = class extends Base {};
+    Object.defineProperties(NodeError.prototype, {
+      constructor: { value: Base, writable: true, enumerable: false, configurable: true },
+      toString: {
+        value: function toString() {
+          return `${this.name} [${code}]: ${this.message}`;
+        },
+        writable: true,
+        enumerable: false,
+        configurable: true,
+      },
+    });
+    classes.set(code, NodeError);
+  }
+  return NodeError;
+}
+
+/**
+ * An error of `code`, its stack captured above `factory` (the frames of this module are
+ * node's hidden internals' counterpart). The stack's first line names the code as node's
+ * do: V8 formats the stack from `name` on first access, so the name carries the code while
+ * the stack is read once, then the prototype's name shows again.
+ */
+function coded(Base, code, message, factory) {
+  const NodeError = classFor(Base, code);
+  const err = new NodeError(message);
+  Error.captureStackTrace(err, factory);
+  err.name = `${Base.name} [${code}]`;
+  err.stack;
+  delete err.name;
   err.code = code;
   return err;
 }
 
-const errors = {
-  ERR_HTTP_INVALID_STATUS_CODE: (code) =>
-    coded(RangeError, 'ERR_HTTP_INVALID_STATUS_CODE', util.format('Invalid status code: %s', code)),
-  ERR_INVALID_CHAR: (name) =>
-    coded(TypeError, 'ERR_INVALID_CHAR', `Invalid character in ${name}`),
-  ERR_HTTP_HEADERS_SENT: (action) =>
-    coded(Error, 'ERR_HTTP_HEADERS_SENT', `Cannot ${action} headers after they are sent to the client`),
-  ERR_INVALID_ARG_VALUE: (name, value, reason = 'is invalid') =>
-    coded(TypeError, 'ERR_INVALID_ARG_VALUE',
-      `The argument '${name}' ${reason}. Received ${util.inspect(value)}`),
-  ERR_HTTP_REQUEST_TIMEOUT: () => coded(Error, 'ERR_HTTP_REQUEST_TIMEOUT', 'Request timeout'),
-  ERR_SERVER_ALREADY_LISTEN: () =>
-    coded(Error, 'ERR_SERVER_ALREADY_LISTEN',
-      'Listen method has been called more than once without closing.'),
-  ERR_SERVER_NOT_RUNNING: () => coded(Error, 'ERR_SERVER_NOT_RUNNING', 'Server is not running.'),
-  ERR_SOCKET_BAD_PORT: (name, port, allowZero = true) =>
-    coded(RangeError, 'ERR_SOCKET_BAD_PORT',
-      `${name} should be >= 0 and < 65536. Received ${describe(port)}.`.replace(
-        '>= 0', allowZero ? '>= 0' : '> 0')),
-  ERR_INVALID_ARG_TYPE: (name, expected, actual) =>
-    coded(TypeError, 'ERR_INVALID_ARG_TYPE',
-      `The "${name}" argument must be ${expected}. Received ${describe(actual)}`),
-  ERR_HTTP_SOCKET_ENCODING: () =>
-    coded(Error, 'ERR_HTTP_SOCKET_ENCODING',
-      'Changing the socket encoding is not allowed per RFC7230 Section 3.'),
-};
+/** `errors.ERR_X(...args)` makes node's ERR_X with `format(...args)` as its message. */
+function define(table) {
+  const out = {};
+  for (const [code, [Base, format]] of Object.entries(table)) {
+    out[code] = function factory(...args) {
+      return coded(Base, code, format(...args), factory);
+    };
+  }
+  return out;
+}
+
+const errors = define({
+  ERR_HTTP_INVALID_STATUS_CODE: [RangeError, (code) => util.format('Invalid status code: %s', code)],
+  ERR_INVALID_CHAR: [TypeError, (name) => `Invalid character in ${name}`],
+  ERR_HTTP_HEADERS_SENT: [Error,
+    (action) => `Cannot ${action} headers after they are sent to the client`],
+  ERR_INVALID_ARG_VALUE: [TypeError, (name, value, reason = 'is invalid') =>
+    `The argument '${name}' ${reason}. Received ${util.inspect(value)}`],
+  ERR_HTTP_REQUEST_TIMEOUT: [Error, () => 'Request timeout'],
+  ERR_SERVER_ALREADY_LISTEN: [Error,
+    () => 'Listen method has been called more than once without closing.'],
+  ERR_SERVER_NOT_RUNNING: [Error, () => 'Server is not running.'],
+  ERR_SOCKET_BAD_PORT: [RangeError, (name, port, allowZero = true) =>
+    `${name} should be >= 0 and < 65536. Received ${describe(port)}.`.replace(
+      '>= 0', allowZero ? '>= 0' : '> 0')],
+  ERR_INVALID_ARG_TYPE: [TypeError, (name, expected, actual) =>
+    `The ${argName(name)} must be ${expected}. Received ${describe(actual)}`],
+  ERR_HTTP_SOCKET_ENCODING: [Error,
+    () => 'Changing the socket encoding is not allowed per RFC7230 Section 3.'],
+  ERR_HTTP_TRAILER_INVALID: [Error, () => 'Trailers are invalid with this transfer encoding'],
+});
+
+/** node's wording: `"options.signal" property`, `"callback" argument`. */
+function argName(name) {
+  if (name.endsWith(' argument')) return name;
+  return `"${name}" ${name.includes('.') ? 'property' : 'argument'}`;
+}
 
 function describe(v) {
   if (v == null) return ` ${v}`.trim();
@@ -81,6 +130,3 @@ function connReset(msg) {
 }
 
 module.exports = { ...errors, parseError, uvException, connReset };
-
-module.exports.ERR_HTTP_TRAILER_INVALID = () =>
-  coded(Error, 'ERR_HTTP_TRAILER_INVALID', 'Trailers are invalid with this transfer encoding');
