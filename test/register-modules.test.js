@@ -35,8 +35,14 @@ const noRequireEsm = !process.features.require_module &&
   `Node ${process.versions.node} cannot require() an ES module`;
 
 let tmp;
+// An app folder where fast-http is installed as node_modules/fast-http (a link to this
+// checkout, as `npm install fast-http@npm:...` names it), for the register by package name.
+let appDir;
 before(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'register-modules-'));
+  appDir = path.join(tmp, 'app');
+  fs.mkdirSync(path.join(appDir, 'node_modules'), { recursive: true });
+  fs.symlinkSync(path.resolve(__dirname, '..'), path.join(appDir, 'node_modules', 'fast-http'), 'dir');
 });
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
@@ -45,13 +51,14 @@ let runs = 0;
  * Runs `fixture` under register; requests '/' once if it prints a port. Resolves with the
  * first line it printed, the response body, its exit and its FAST_HTTP_STATS lines.
  */
-async function run(fixture, wayIn, flags = []) {
+async function run(fixture, wayIn, flags = [], byName = false) {
   const statsFile = path.join(tmp, `stats-${++runs}.jsonl`);
   const env = { ...process.env, FAST_HTTP_STATS: statsFile };
   delete env.NODE_TEST_CONTEXT;
   delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, [...flags, ...WAYS_IN[wayIn], fixture], {
-    cwd: FIXTURES, env, stdio: ['ignore', 'pipe', 'pipe'],
+  const preload = byName ? [wayIn, 'fast-http/register'] : WAYS_IN[wayIn];
+  const child = spawn(process.execPath, [...flags, ...preload, path.join(FIXTURES, fixture)], {
+    cwd: byName ? appDir : FIXTURES, env, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr.setEncoding('utf8');
@@ -132,6 +139,12 @@ for (const wayIn of Object.keys(WAYS_IN)) {
         assertServedByFastHttp(await run(fixture, wayIn, opts.flags ?? []));
       });
     }
+
+    it('by package name (fast-http/register from the app\'s node_modules): fast-http serves',
+      { timeout: TEST_TIMEOUT_MS }, async () => {
+        assertServedByFastHttp(await run('esm-node-http.mjs', wayIn, [], true));
+        assertServedByFastHttp(await run('cjs-require-node-http.js', wayIn, [], true));
+      });
 
     for (const fixture of ['cjs-no-http.js', 'esm-no-http.mjs']) {
       it(`an app that never uses http (${fixture}) does not load fast-http`,
