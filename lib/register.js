@@ -17,6 +17,8 @@ let patched = false;
 let loading = false;
 // node:http's own values, kept while the getters below stand in for them.
 let originals = null;
+// module.registerHooks()' handle while its resolve hook waits for node:http.
+let hooks = null;
 
 /**
  * fast-http's API, or null when its addon cannot load: the app then keeps node:http, with
@@ -56,6 +58,9 @@ function patch(http) {
       originals = null;
     }
   }
+  // The hook has done its work (a failed load leaves node:http as it is for good).
+  hooks?.deregister();
+  hooks = null;
   if (fast === null) return http;
   http.createServer = fast.createServer;
   http.Server = fast.Server;
@@ -86,10 +91,11 @@ Module._load = function load(request, parent, isMain) {
 // dependency, .mts, .ts under type stripping, require() of ESM). Two ways to see them:
 if (typeof Module.registerHooks === 'function') {
   // Node 22.15+ / 23.5+: resolution hooks run in this thread, synchronously, before the
-  // importing module links, so node:http is patched before anyone binds its exports.
+  // importing module links, so node:http is patched before anyone binds its exports. With a
+  // hook, every require and import of the app costs more (~15 us), so it goes once patched.
   const { pathToFileURL } = require('node:url');
   const libURL = pathToFileURL(libDir).href;
-  Module.registerHooks({
+  hooks = Module.registerHooks({
     resolve(specifier, context, nextResolve) {
       if (!patched && isHttp(specifier) && !context.parentURL?.startsWith(libURL)) {
         patch(require('node:http'));
@@ -107,11 +113,11 @@ if (typeof Module.registerHooks === 'function') {
     Object.defineProperty(process.getBuiltinModule, 'name', { value: 'getBuiltinModule' });
   }
 } else {
-  // Older Nodes (20): module.register()'s hooks run in a worker thread that costs ~40 ms of
-  // CPU at every start. Loading node:http itself costs a few ms, so node:http is loaded now
-  // and its server exports become getters that load fast-http the first time anything reads
-  // them: an ESM import (the builtin's ESM facade reads every export when it is first
-  // imported), process.getBuiltinModule, or code holding the module object.
+  // Older Nodes (20, 22 before 22.15): module.register()'s hooks run in a thread that costs
+  // ~40 ms of CPU at every start, and loading node:http costs ~4 ms, so node:http is loaded
+  // now and its server exports become getters that load fast-http the first time anything
+  // reads them: an import (each import of a builtin syncs its ESM facade, which reads every
+  // export), process.getBuiltinModule, or code holding the module object.
   const http = require('node:http');
   originals = {};
   for (const name of SERVER_EXPORTS) {
