@@ -3,8 +3,8 @@
 // `require('fast-http/register')` first thing in an app): node:http's server becomes
 // fast-http's, however the app or its dependencies reach node:http (require, static or
 // dynamic import, `http` or `node:http`, process.getBuiltinModule). fast-http itself (its
-// server code and the addon) is loaded when something first takes node:http, not here, so an
-// app that never serves http starts as fast as before.
+// server code and the addon) is loaded when something first takes node:http, not here: an app
+// that never serves http pays only for what is below (figures in the README's "Use").
 const Module = require('node:module');
 const path = require('node:path');
 const stats = require('./internal/stats');
@@ -17,6 +17,8 @@ let patched = false;
 let loading = false;
 // node:http's own values, kept while the getters below stand in for them.
 let originals = null;
+// Server exports the app assigned itself while they were getters: patch() leaves them.
+const assigned = new Set();
 // module.registerHooks()' handle while its resolve hook waits for node:http.
 let hooks = null;
 
@@ -62,10 +64,9 @@ function patch(http) {
   hooks?.deregister();
   hooks = null;
   if (fast === null) return http;
-  http.createServer = fast.createServer;
-  http.Server = fast.Server;
-  http.IncomingMessage = fast.IncomingMessage;
-  http.ServerResponse = fast.ServerResponse;
+  for (const name of SERVER_EXPORTS) {
+    if (!assigned.has(name)) http[name] = fast[name];
+  }
   // ESM `import { createServer } from 'node:http'` sees the patched functions too.
   Module.syncBuiltinESMExports();
   return http;
@@ -92,7 +93,7 @@ Module._load = function load(request, parent, isMain) {
 if (typeof Module.registerHooks === 'function') {
   // Node 22.15+ / 23.5+: resolution hooks run in this thread, synchronously, before the
   // importing module links, so node:http is patched before anyone binds its exports. With a
-  // hook, every require and import of the app costs more (~15 us), so it goes once patched.
+  // hook, every require and import of the app costs more (~25 us), so it goes once patched.
   const { pathToFileURL } = require('node:url');
   const libURL = pathToFileURL(libDir).href;
   hooks = Module.registerHooks({
@@ -132,7 +133,8 @@ if (typeof Module.registerHooks === 'function') {
       configurable: true,
       get,
       set(value) {
-        // An app assigning its own value before anything read ours keeps it.
+        // What an app assigns before anything read the export stays, as on node:http.
+        assigned.add(name);
         setValue(http, name, value);
       },
     });
