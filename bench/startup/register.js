@@ -25,6 +25,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'register-startup-'));
 const report = "process.on('exit', () => { const u = process.cpuUsage(); " +
   "process.stdout.write(String((u.user + u.system) / 1000)); });\n";
 fs.writeFileSync(path.join(dir, 'empty.js'), report);
+fs.writeFileSync(path.join(dir, 'nothing.js'), '');
 fs.mkdirSync(path.join(dir, 'mods'));
 for (let i = 0; i < 2000; i++) fs.writeFileSync(path.join(dir, 'mods', `m${i}.js`), `module.exports = ${i};\n`);
 fs.writeFileSync(path.join(dir, 'modules.js'),
@@ -35,6 +36,8 @@ const variants = {
   'node': [],
   '-r register': ['-r', REGISTER],
   '--import register': ['--import', pathToFileURL(REGISTER).href],
+  // What --import itself costs (Node starts its ES module loader for it), for comparison.
+  '--import (empty file)': ['--import', pathToFileURL(path.join(dir, 'nothing.js')).href],
 };
 if (compare) variants[`-r ${path.basename(compare)}`] = ['-r', path.resolve(compare)];
 const samples = {};
