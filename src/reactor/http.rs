@@ -90,6 +90,10 @@ fn read_loop<S: Sink>(id: u64, drain: bool, scope: Ticks<'_, S>) {
             }
             ReadStep::Stop => return,
         }
+        if short && hup_eof(id) {
+            on_eof::<S>(id);
+            return;
+        }
         if short && !drain {
             return;
         }
@@ -103,6 +107,17 @@ fn read_loop<S: Sink>(id: u64, drain: bool, scope: Ticks<'_, S>) {
         r.yielded.push(id);
         r.handles.start_idle();
     });
+}
+
+/// libuv's uv__stream_io: after a short read on a hung-up socket that is still being read,
+/// the input has ended (the pending error, a reset, is never read).
+fn hup_eof(id: u64) -> bool {
+    with(|r| {
+        r.conn(id).is_some_and(|c| {
+            c.has(C_HUP) && !c.has(C_READ_PAUSED) && !c.http.throttled && !c.http.peer_eof
+        })
+    })
+    .unwrap_or(false)
 }
 
 fn is_tapping(id: u64) -> bool {
