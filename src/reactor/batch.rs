@@ -149,6 +149,7 @@ pub fn run_poll<S: Sink>() {
         for _ in 0..4 {
             let ready = with(|r| {
                 let mut ready = Vec::with_capacity(r.events.capacity());
+                let hup_is_eof = r.hup_is_eof;
                 if r.poll.poll(&mut r.events, Some(Duration::ZERO)).is_ok() {
                     for e in r.events.iter() {
                         ready.push((
@@ -156,7 +157,7 @@ pub fn run_poll<S: Sink>() {
                             e.is_readable() || e.is_read_closed() || e.is_error(),
                             e.is_writable(),
                             e.is_read_closed() || e.is_error(),
-                            e.is_read_closed() && e.is_write_closed(),
+                            hup_is_eof && e.is_read_closed() && e.is_write_closed(),
                         ));
                     }
                 }
