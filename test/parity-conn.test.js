@@ -185,7 +185,7 @@ function runFixture(fixture, args) {
   });
 }
 
-for (const mode of ['later', 'later-listener', 'pipelined']) {
+for (const mode of ['later', 'later-listener', 'pipelined', 'data']) {
   test(`item 5: the request after a handler threw (${mode}) is failed as node's parser does`,
     { timeout: 60_000 }, async () => {
       const logs = {};

@@ -375,14 +375,14 @@ impl Sink for JsSink {
         })
     }
 
-    fn body(id: u64, seq: u32, chunk: &[u8]) {
+    fn body(id: u64, seq: u32, chunk: &[u8]) -> bool {
         call(Cb::Body, Some(id), |env| {
             [
                 f64v(env, id),
                 napi::u32v(env, seq),
                 napi::buffer_copy(env, chunk),
             ]
-        });
+        })
     }
 
     fn body_end(id: u64, seq: u32, trailers: Option<&[u8]>) {

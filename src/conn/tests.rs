@@ -692,3 +692,18 @@ fn node26_an_accepted_upgrade_with_a_body_reads_it_first() {
         ]
     );
 }
+
+#[test]
+fn a_connection_not_read_is_active_only_while_output_waits() {
+    let mut h = Harness::new();
+    assert!(h.http.is_active(true), "being read");
+    assert!(
+        !h.http.is_active(false),
+        "paused with nothing to write: as a socket after readStop"
+    );
+    h.actions(b"GET / HTTP/1.1\r\n\r\n");
+    h.http.out.push(0, b"HTTP/1.1 200 OK\r\n\r\n".to_vec());
+    h.http.response_done(0, false);
+    h.http.out.confirm();
+    assert!(h.http.is_active(false), "output waiting: a pending write");
+}

@@ -14,6 +14,9 @@ use crate::proto::parse;
 const CB_HEADERS_COMPLETE: ParseError =
     ParseError::new("HPE_CB_HEADERS_COMPLETE", "User callback error");
 
+/// A body callback threw (node sets llhttp's HPE_USER with this code and reason).
+const JS_EXCEPTION: ParseError = ParseError::new("HPE_JS_EXCEPTION", "JS Exception");
+
 /// Reads what the socket has (the registration is edge-triggered), parsing as it goes, all
 /// inside one sink scope: JS runs its ticks once at the end, as after one node:http read.
 ///
@@ -215,7 +218,12 @@ fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
                 off += n;
                 let discard = with(|r| r.conn(id).map(|c| c.has(C_DISCARD_BODY)));
                 if discard != Some(Some(true)) {
-                    S::body(id, seq, &rest[a..b]);
+                    if S::body(id, seq, &rest[a..b]) {
+                        // node's on_body callback threw: as after a throwing request handler,
+                        // the parser stops and fails every later read.
+                        with(|r| r.conn(id).map(|c| c.http.fail(JS_EXCEPTION.at(off))));
+                        return input.len();
+                    }
                     boundary::<S>(scope);
                 }
             }
