@@ -89,7 +89,11 @@ function run(name, cmd, cmdArgs, kind) {
     const beat = setInterval(() => {
       say(`...   ${name}: ${kind.progress(out)} (${fmtTime(Date.now() - t0)})`);
     }, HEARTBEAT_MS);
+    let ended = false;
     const finish = (status, spawnError) => {
+      // A child that cannot be spawned reports 'error' and may still report 'close'.
+      if (ended) return;
+      ended = true;
       clearInterval(beat);
       if (spawnError) out += `\n${spawnError.message}\n`;
       const counts = kind.counts(out);
