@@ -230,6 +230,7 @@ impl Http1 {
 
     /// Decides what the next bytes of `buf` are, updating the state. `buf` starts with the
     /// first unused byte; call again with the rest after each action until `Stop`.
+    #[allow(clippy::too_many_lines)] // split in #22's conn step
     pub fn next(&mut self, buf: &[u8], lim: &Limits<'_>, now: u64) -> Action {
         match &mut self.reading {
             Reading::Upgraded => {
