@@ -7,7 +7,7 @@ const net = require('node:net');
 const { Duplex, Readable } = require('node:stream');
 const { defineLazyGetters, materialize, kLazy } = require('../internal/lazy-duplex');
 const { WritingSocket, coalesceWrites, sendHeldWrites } = require('./socket-write');
-const { binding, sockets } = require('../internal/native');
+const { binding, sockets, defaults } = require('../internal/native');
 const errors = require('../internal/errors');
 const {
   kId, kMode, kAddress, kClosed, kState, kReadPaused, kTapping, kParser,
@@ -348,7 +348,7 @@ class Parser {
   constructor(socket) {
     this.socket = socket;
     this.outgoing = null;
-    this.maxHeaderPairs = 2000;
+    this.maxHeaderPairs = defaults.maxHeaderPairs;
     this._consumed = false;
     this._headers = [];
     this._url = '';
