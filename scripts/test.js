@@ -101,6 +101,7 @@ const eslintCli = path.join(path.dirname(require.resolve('eslint/package.json'))
   require('eslint/package.json').bin.eslint);
 run('eslint', process.execPath, [eslintCli, '.'],
   () => ({ passed: 0, failed: 0 }));
+run('JS/Rust contract', process.execPath, ['scripts/check-contract.js'], passedFailed);
 run('packaging (npm pack, install, macOS check)', process.execPath,
   ['--test', '--test-reporter=tap', 'test/install/install.test.js'], tapCounts);
 if (!args.has('--no-fuzz')) {
