@@ -2,8 +2,8 @@
 // (src/binding/contract.rs, src/binding/flags.rs): do not edit. `npm test` fails when this
 // file and the addon disagree, and type-checks lib/ against it.
 
-export type ListenAddress = [address: string, family: string, port: number];
-export type DropAddresses = [localAddress?: string, localPort?: number, localFamily?: string, remoteAddress?: string, remotePort?: number, remoteFamily?: string];
+export type ListenAddress = [address: string, port: number, family: string];
+export type SocketAddresses = [localAddress?: string, localPort?: number, localFamily?: string, remoteAddress?: string, remotePort?: number, remoteFamily?: string];
 
 /** The addon: its functions (arguments checked on every call) and constants. */
 export interface Binding {
@@ -14,7 +14,7 @@ export interface Binding {
   listenTcp(sid: number, ip: string, port: number, backlog: number, reusePort: boolean, ipv6Only: boolean): ListenAddress | number;
   listenUnix(sid: number, path: string, backlog: number): number;
   adoptListener(sid: number, fd: number, backlog: number, dup: boolean): ListenAddress | string | number;
-  adoptConnection(sid: number, fd: number): [id: number, wantsConnectionEvent: boolean] | [DropAddresses] | [] | number;
+  adoptConnection(sid: number, fd: number): [id: number, wantsConnectionEvent: boolean] | [SocketAddresses] | [] | number;
   serverClose(sid: number): number;
   serverFree(sid: number): number;
   serverRef(sid: number, on: boolean): void;
@@ -37,7 +37,7 @@ export interface Binding {
   setKeepAlive(id: number, on: boolean, delaySecs: number): void;
   connRef(id: number, on: boolean): void;
   watch(id: number, on: boolean): boolean;
-  info(id: number): [remoteAddress?: string, remotePort?: number, remoteFamily?: string, localAddress?: string, localPort?: number] | undefined;
+  info(id: number): SocketAddresses | undefined;
   ioStats(id: number): [bytesRead: number, bytesWritten: number, queued: number] | undefined;
   stats(): [serversCreated: number, connectionsAccepted: number, requestsDispatched: number];
   counters(): [nativeToJs: number, jsToNative: number, writeCalls: number, readCalls: number];
@@ -60,7 +60,7 @@ export interface Callbacks {
   onTimeout(id: number, sid: number): void;
   onClientError(sid: number, id: number, code: string, reason: string, rawPacket: Buffer | undefined, bytesParsed: number): void;
   onConnection(sid: number, id: number): void;
-  onDrop(sid: number, addresses: DropAddresses): void;
+  onDrop(sid: number, addresses: SocketAddresses): void;
   onData(id: number, chunk: Buffer): void;
   onEnd(id: number): void;
   onServerDrained(sid: number): void;

@@ -175,7 +175,7 @@ pub const CALLBACKS: [Callback; 16] = [
         ],
     ),
     ("onConnection", &[("sid", N), ("id", N)]),
-    ("onDrop", &[("sid", N), ("addresses", "DropAddresses")]),
+    ("onDrop", &[("sid", N), ("addresses", "SocketAddresses")]),
     ("onData", &[("id", N), ("chunk", B)]),
     ("onEnd", &[("id", N)]),
     ("onServerDrained", &[("sid", N)]),
@@ -191,10 +191,10 @@ pub const CALLBACKS: [Callback; 16] = [
 pub const TYPES: &[(&str, &str)] = &[
     (
         "ListenAddress",
-        "[address: string, family: string, port: number]",
+        "[address: string, port: number, family: string]",
     ),
     (
-        "DropAddresses",
+        "SocketAddresses",
         "[localAddress?: string, localPort?: number, localFamily?: string, \
          remoteAddress?: string, remotePort?: number, remoteFamily?: string]",
     ),

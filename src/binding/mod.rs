@@ -145,7 +145,7 @@ const EXPORTS: &[Export] = &[
     ex(
         "adoptConnection",
         &[SID, ("fd", Ty::Num)],
-        "[id: number, wantsConnectionEvent: boolean] | [DropAddresses] | [] | number",
+        "[id: number, wantsConnectionEvent: boolean] | [SocketAddresses] | [] | number",
         server::adopt_connection,
     ),
     ex("serverClose", &[SID], "number", server::close),
@@ -257,13 +257,7 @@ const EXPORTS: &[Export] = &[
     ),
     ex("connRef", &[ID, ("on", Ty::Bool)], "void", socket::conn_ref),
     ex("watch", &[ID, ("on", Ty::Bool)], "boolean", socket::watch),
-    ex(
-        "info",
-        &[ID],
-        "[remoteAddress?: string, remotePort?: number, remoteFamily?: string, \
-         localAddress?: string, localPort?: number] | undefined",
-        socket::info,
-    ),
+    ex("info", &[ID], "SocketAddresses | undefined", socket::info),
     ex(
         "ioStats",
         &[ID],
