@@ -37,6 +37,8 @@ test('a missing, extra or mistyped argument throws instead of reading as 0', { t
     typeError(() => binding.inject(1, 'text'), /argument 'bytes' must be Uint8Array/);
     typeError(() => binding.raw(1, 5, false, 0, false), /argument 'data' must be string \| Uint8Array/);
     typeError(() => binding.respond(1, 0, 200, null, '', {}, 0, ''), /argument 'body'/);
+    typeError(() => binding.serverConfig(2 ** 20, { timeout: '5' }),
+      /serverConfig\(\): options\.timeout must be number, got a string/);
     // A well-typed call on a connection that does not exist is a no-op.
     assert.strictEqual(binding.discardBody(2 ** 40), undefined);
   });

@@ -10,7 +10,7 @@ use ::napi::sys;
 /// The type of one argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ty {
-    /// A connection id (a double: slot index and generation, below 2^53).
+    /// A connection id (a double: slot index and generation).
     Id,
     /// A server id.
     Sid,
@@ -108,6 +108,32 @@ pub fn mismatch(a: &Args, e: &Export) -> Option<String> {
                 ty.ts(),
                 got
             ));
+        }
+        if ty == Ty::OptionsObj {
+            if let Some(msg) = option_mismatch(a.env, v) {
+                return Some(format!("fast-http: {}(): {msg}", e.name));
+            }
+        }
+    }
+    None
+}
+
+/// Why a field of a `serverConfig` options object has the wrong type (absent, undefined and
+/// null fields are not applied).
+fn option_mismatch(env: Env, obj: Value) -> Option<String> {
+    use sys::ValueType as V;
+    for &(name, ts) in OPTION_TYPES {
+        let v = napi::get_named(env, obj, name);
+        let mut t = V::napi_undefined;
+        // SAFETY: v is a live value of the current call.
+        unsafe { sys::napi_typeof(env, v, &mut t) };
+        let want = if ts == S {
+            V::napi_string
+        } else {
+            V::napi_number
+        };
+        if t != want && t != V::napi_undefined && t != V::napi_null {
+            return Some(format!("options.{name} must be {ts}, got {}", kind_name(t)));
         }
     }
     None
