@@ -232,14 +232,22 @@ function configFor(server) {
   return lastOptions;
 }
 
+/**
+ * A timeout the app assigned as it liked (`server.headersTimeout = 'x'` is kept as is): one
+ * that is not a number is none, as node's connection checks and the addon take it.
+ */
+function ms(v) {
+  return typeof v === 'number' ? v : 0;
+}
+
 function configOptions(c, kat, buffer) {
   const max = c.maxRequestsPerSocket > 0 ? `, max=${c.maxRequestsPerSocket}` : '';
   return {
     maxHeaderSize: c.maxHeaderSize || defaultMaxHeaderSize,
-    keepAliveTimeout: kat ? kat + buffer : 0,
-    timeout: c.timeout,
-    headersTimeout: c.headersTimeout,
-    requestTimeout: c.requestTimeout,
+    keepAliveTimeout: kat ? ms(kat + buffer) : 0,
+    timeout: ms(c.timeout),
+    headersTimeout: ms(c.headersTimeout),
+    requestTimeout: ms(c.requestTimeout),
     checkInterval: c.connectionsCheckingInterval,
     flags: c.flags,
     keepAliveDelay: c.keepAliveInitialDelay,
