@@ -1,6 +1,8 @@
-//! The only code that touches N-API: one table of the functions JS calls (`EXPORTS`), the
-//! flag values both sides use (`flags`, exported to JS), the server options (`server`), and
-//! the reactor's events as calls into JS (`sink`).
+//! The only code that touches N-API: one table of the functions JS calls with their
+//! arguments (`EXPORTS`, checked on every call by `call`; the types and the callbacks JS
+//! registers are in `contract`), the flag values and defaults both sides use (`flags`), the
+//! server options (`server`), and the reactor's events as calls into JS (`sink`). All of it
+//! is exported to JS, which generates lib/internal/native.d.ts from it.
 
 pub mod contract;
 pub mod flags;
