@@ -204,7 +204,8 @@ function onClusterConnection(err, clientHandle) {
 
 /** This process binds and listens itself (not a cluster worker, or `exclusive`). */
 function listenHere(server, address, port, backlog, fd, flags) {
-  backlog = backlog || 511;
+  // The handle takes the backlog as an int32 (node's Int32Value: '5' is 5, 'x' is 0).
+  backlog = (backlog || 511) | 0;
   if (typeof fd === 'number' && fd >= 0) {
     adopt(server, fd, backlog, false, null, null);
     return;
@@ -243,7 +244,7 @@ function listenTcp(server, host, port, backlog, reusePort, ipv6Only) {
 
 /** Accepts on a socket that already exists (`{ fd }`, a handle, a cluster's shared one). */
 function adopt(server, fd, backlog, dup, address, port) {
-  const r = binding.adoptListener(server[kNativeSid](), fd, backlog, dup);
+  const r = binding.adoptListener(server[kNativeSid](), fd, backlog | 0, dup);
   if (typeof r === 'number') {
     process.nextTick(emitError, server, errors.uvException(r, 'listen', address, port));
     return;

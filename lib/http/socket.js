@@ -480,7 +480,7 @@ function patchedSetTimeout(socket, fn, args) {
  */
 function syncPause(socket, result) {
   if (socket[kMode] === MODE_HTTP && !socket[kClosed] && !socket[kLazy]) {
-    const paused = socket.isPaused();
+    const paused = Boolean(socket.isPaused());
     if (paused !== socket[kReadPaused]) {
       socket[kReadPaused] = paused;
       binding.pause(socket[kId], paused);
