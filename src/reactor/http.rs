@@ -6,7 +6,7 @@ use super::server::{
 };
 use super::sink::{ClientError, Request, Sink};
 use super::*;
-use crate::conn::{Action, Eof, Limits};
+use crate::conn::{Action, Eof, Limits, F_ASK_UPGRADE};
 use crate::proto::errors::{self, ParseError};
 use crate::proto::parse;
 
@@ -258,7 +258,9 @@ fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
                     },
                     body: d.body.map(|(a, b)| &rest[a..b]),
                 });
-                if threw {
+                // A throwing shouldUpgradeCallback (F_ASK_UPGRADE) is not that: node's request
+                // stays an upgrade that its connection's next bytes complete (Reading::Asking).
+                if threw && d.flags & F_ASK_UPGRADE == 0 {
                     // node's on_headers_complete failed: llhttp stops there (the rest of the
                     // read is dropped) and fails every later read with that error.
                     with(|r| {
