@@ -2,6 +2,7 @@
 //! flag values both sides use (`flags`, exported to JS), the server options (`server`), and
 //! the reactor's events as calls into JS (`sink`).
 
+mod callback;
 pub mod flags;
 pub mod napi;
 mod response;
@@ -13,51 +14,11 @@ use crate::proto::encode;
 use crate::proto::parse::Methods;
 use crate::reactor::{self, driver};
 use ::napi::sys;
-use napi::{Args, Env, Value};
+use callback::{export, undef, JS_TO_NATIVE};
+use napi::{Env, Value};
 use sink::{JsCtx, JsSink, CALLBACK_NAMES};
 use std::cell::Cell;
 use std::ptr;
-
-thread_local! {
-    /// Calls JS made into the addon (the one-crossing-per-response test counts them).
-    static JS_TO_NATIVE: Cell<u64> = const { Cell::new(0) };
-}
-
-/// Defines a raw N-API callback behind `napi::guard` (no panic crosses into Node) that
-/// counts one JS → native crossing.
-macro_rules! export {
-    ($name:ident, |$a:ident| $body:expr) => {
-        pub(super) unsafe extern "C" fn $name(
-            env: ::napi::sys::napi_env,
-            info: ::napi::sys::napi_callback_info,
-        ) -> $crate::binding::napi::Value {
-            $crate::binding::napi::guard(env, || {
-                // SAFETY: env/info are the ones Node passed to this callback.
-                let $a = unsafe { $crate::binding::napi::Args::new(env, info) };
-                $crate::binding::count_crossing();
-                $body
-            })
-        }
-    };
-    // Introspection that must not count itself.
-    (uncounted $name:ident, |$a:ident| $body:expr) => {
-        pub(super) unsafe extern "C" fn $name(
-            env: ::napi::sys::napi_env,
-            info: ::napi::sys::napi_callback_info,
-        ) -> $crate::binding::napi::Value {
-            $crate::binding::napi::guard(env, || {
-                // SAFETY: env/info are the ones Node passed to this callback.
-                let $a = unsafe { $crate::binding::napi::Args::new(env, info) };
-                $body
-            })
-        }
-    };
-}
-pub(crate) use export;
-
-pub(crate) fn count_crossing() {
-    JS_TO_NATIVE.with(|n| n.set(n.get() + 1));
-}
 
 type Export = (
     &'static str,
@@ -115,15 +76,6 @@ pub fn register(env: Env, exports: Value) {
         let names: Vec<Value> = CALLBACK_NAMES.iter().map(|n| napi::utf8(env, n)).collect();
         napi::array(env, &names)
     });
-}
-
-fn undef(a: &Args) -> Value {
-    napi::undefined(a.env)
-}
-
-/// A connection id from JS (a double: 22 index bits and a generation).
-fn id_of(a: &Args, i: usize) -> u64 {
-    a.f64(i) as u64
 }
 
 // init(callbacks, methods[], statusCodes[code, message, ...])

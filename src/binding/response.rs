@@ -2,8 +2,8 @@
 //! a head node serialized plus the body (`send`); responses node's own code streams through
 //! the socket (`raw`, in socket.rs) end with `finish`.
 
+use super::callback::{export, id_of};
 use super::napi::{self, Args, Env, Value};
-use super::{export, id_of};
 use crate::conn::Writing;
 use crate::proto::encode::{self, *};
 use crate::reactor::{self, Reactor};

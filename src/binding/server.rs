@@ -1,7 +1,7 @@
 //! Servers: creation, options, listening, closing, their connections.
 
+use super::callback::{export, undef};
 use super::napi::{self, Env, Value};
-use super::{export, undef};
 use crate::net::{self, Listener, TcpOptions};
 use crate::reactor::{self, io::Admit, server::ServerCfg};
 use std::cell::RefCell;

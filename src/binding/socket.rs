@@ -1,9 +1,9 @@
 //! The socket facade's calls: raw writes (upgraded sockets, and node's own response path),
 //! reading control, options, addresses and counters.
 
+use super::callback::{export, id_of, undef};
 use super::napi::{self, Value};
 use super::response::want_drain;
-use super::{export, id_of, undef};
 use crate::conn::{Pinned, Writing};
 use crate::reactor::{self, C_JS_WATCH, C_TAP};
 use ::napi::sys;

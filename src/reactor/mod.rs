@@ -9,6 +9,7 @@
 
 pub mod batch;
 pub mod driver;
+pub mod event_loop;
 pub mod http;
 pub mod io;
 pub mod server;
@@ -23,6 +24,7 @@ use crate::conn::Http1;
 use crate::net::{Listener, Stream};
 use crate::proto::date::DateCache;
 use crate::proto::parse::Methods;
+use event_loop::EventLoop;
 use mio::{Interest, Poll, Token};
 use server::{Server, S_UPGRADE_BODY};
 use slots::Slots;
@@ -148,7 +150,7 @@ pub struct Reactor {
     yielded: Vec<u64>,
     timers: BinaryHeap<std::cmp::Reverse<(u64, TimerKey)>>,
     timer_armed_at: u64,
-    handles: driver::Handles,
+    handles: Box<dyn EventLoop>,
     refs: usize,
     handle_refd: bool,
     pub in_batch: bool,
@@ -177,7 +179,7 @@ pub fn with<T>(f: impl FnOnce(&mut Reactor) -> T) -> Option<T> {
 }
 
 impl Reactor {
-    fn new(poll: Poll, handles: driver::Handles, methods: Methods) -> Reactor {
+    fn new(poll: Poll, handles: Box<dyn EventLoop>, methods: Methods) -> Reactor {
         Reactor {
             methods,
             status_lines: vec![None; 1000],
