@@ -2,8 +2,8 @@
 //! (`binding.flags`) instead of keeping copies.
 
 use super::napi::{self, Env, Value};
+use crate::conn::head::*;
 use crate::conn::{F_ASK_UPGRADE, F_UPGRADE_BODY};
-use crate::proto::encode::*;
 use crate::proto::parse::*;
 use crate::reactor::server::*;
 

@@ -8,6 +8,7 @@
 //! `driver` (libuv handles and callbacks, `uv` its FFI), `server` (settings, listener).
 
 pub mod batch;
+pub mod commands;
 pub mod driver;
 pub mod event_loop;
 pub mod http;
