@@ -18,6 +18,8 @@ pub mod sink;
 pub mod slots;
 #[cfg(feature = "test-hooks")]
 pub mod test_hooks;
+#[cfg(test)]
+mod tests;
 pub mod timers;
 pub mod uv;
 
