@@ -1,6 +1,8 @@
-//! The only code that touches N-API: one table of the functions JS calls (`EXPORTS`), the
+//! The only code that touches N-API, and a translator only: one table of the functions JS
+//! calls (`EXPORTS`, made with `callback::export!`), each turning its N-API arguments into a
+//! command of the reactor (`crate::reactor::commands`) and its answer into a JS value; the
 //! flag values both sides use (`flags`, exported to JS), the server options (`server`), and
-//! the reactor's events as calls into JS (`sink`).
+//! the reactor's events as calls into JS (`sink`). No connection state is edited here.
 
 mod callback;
 pub mod flags;

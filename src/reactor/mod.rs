@@ -3,9 +3,11 @@
 //! output batching, and tells its embedder what happened through `sink::Sink`; it knows
 //! nothing of N-API.
 //!
-//! Rooms: `slots` (connection ids), `io` (accept, read, write, close), `http` (bytes through
-//! the HTTP/1 state machine to the sink), `batch` (corking, deferred events), `timers`,
-//! `driver` (libuv handles and callbacks, `uv` its FFI), `server` (settings, listener).
+//! Rooms: `commands` (what JS asks of a connection or a server: the embedder's only way to
+//! change their state), `slots` (connection ids), `io` (accept, read, write, close), `http`
+//! (bytes through the HTTP/1 state machine to the sink), `batch` (corking, deferred events),
+//! `timers`, `event_loop` (what the reactor needs of the loop it runs in), `driver` (that
+//! loop from libuv's handles and callbacks, `uv` its FFI), `server` (settings, listener).
 
 pub mod batch;
 pub mod commands;
