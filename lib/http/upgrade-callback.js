@@ -51,7 +51,7 @@ function initUpgradeCallback(server, options) {
  * node's parserOnIncoming for a request dispatched with F_ASK_UPGRADE: asks the server and
  * tells the addon. A throw is the caller's (uncaught, as in node) and leaves `req` an
  * upgrade waiting on the socket (kAsking): the addon hands the connection's next bytes over
- * (see `Reading::Undecided`).
+ * (see `Upgrading::Undecided`).
  */
 function askUpgrade(server, socket, req) {
   socket[kAsking] = req;

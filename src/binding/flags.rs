@@ -3,8 +3,8 @@
 //! keeping copies.
 
 use super::napi::{self, Env, Value};
+use crate::conn::head::*;
 use crate::conn::{F_ASK_UPGRADE, F_UPGRADE_BODY};
-use crate::proto::encode::*;
 use crate::proto::errors::{CLIENT_ERROR_STATUS, DEFAULT_CLIENT_ERROR_STATUS};
 use crate::proto::parse::*;
 use crate::reactor::server::*;

@@ -1,9 +1,12 @@
-//! The only code that touches N-API: one table of the functions JS calls with their
-//! arguments (`EXPORTS`, checked on every call by `call`; the types and the callbacks JS
-//! registers are in `contract`), the flag values and defaults both sides use (`flags`), the
-//! server options (`server`), and the reactor's events as calls into JS (`sink`). All of it
-//! is exported to JS, which generates lib/internal/native.d.ts from it.
+//! The only code that touches N-API, and a translator only: one table of the functions JS
+//! calls with their arguments (`EXPORTS`, checked on every call by `call`; the types and the
+//! callbacks JS registers are in `contract`), each turning its N-API arguments into a command
+//! of the reactor (`crate::reactor::commands`) and its answer into a JS value; the flag values
+//! and defaults both sides use (`flags`), the server options (`server`), and the reactor's
+//! events as calls into JS (`sink`). No connection state is edited here. The declarations are
+//! exported to JS, which generates lib/internal/native.d.ts from them.
 
+mod callback;
 pub mod contract;
 pub mod flags;
 pub mod napi;
@@ -16,37 +19,12 @@ use crate::proto::encode;
 use crate::proto::parse::Methods;
 use crate::reactor::{self, driver};
 use ::napi::sys;
+use callback::{count_crossing, export, undef, JS_TO_NATIVE};
 use contract::{Arg, Export, Ty, CALLBACKS};
 use napi::{Args, Env, Value};
 use sink::{JsCtx, JsSink};
 use std::cell::Cell;
 use std::ptr;
-
-thread_local! {
-    /// Calls JS made into the addon (the one-crossing-per-response test counts them).
-    static JS_TO_NATIVE: Cell<u64> = const { Cell::new(0) };
-}
-
-/// Defines an exported function's code: `EXPORTS` declares its name and arguments, and
-/// `call` runs it behind `napi::guard` (no panic crosses into Node) once the arguments fit.
-macro_rules! export {
-    ($name:ident, |$a:ident| $body:expr) => {
-        pub(super) fn $name($a: $crate::binding::napi::Args) -> $crate::binding::napi::Value {
-            $body
-        }
-    };
-    // Introspection that must not count itself (`counted: false` in `EXPORTS`).
-    (uncounted $name:ident, |$a:ident| $body:expr) => {
-        fn $name($a: $crate::binding::napi::Args) -> $crate::binding::napi::Value {
-            $body
-        }
-    };
-}
-pub(crate) use export;
-
-pub(crate) fn count_crossing() {
-    JS_TO_NATIVE.with(|n| n.set(n.get() + 1));
-}
 
 /// Every function JS calls goes through here: `data` is its `Export`.
 unsafe extern "C" fn call(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
@@ -308,15 +286,6 @@ pub fn register(env: Env, exports: Value) {
         let names: Vec<Value> = CALLBACKS.iter().map(|(n, _)| napi::utf8(env, n)).collect();
         napi::array(env, &names)
     });
-}
-
-fn undef(a: &Args) -> Value {
-    napi::undefined(a.env)
-}
-
-/// A connection id from JS (a double: 22 index bits and a generation).
-fn id_of(a: &Args, i: usize) -> u64 {
-    a.f64(i) as u64
 }
 
 // init(callbacks, methods[], statusCodes[code, message, ...])

@@ -2,10 +2,11 @@
 //! a head node serialized plus the body (`send`); responses node's own code streams through
 //! the socket (`raw`, in socket.rs) end with `finish`.
 
+use super::callback::{export, id_of};
 use super::napi::{self, Args, Env, Value};
-use super::{export, id_of};
-use crate::conn::Writing;
-use crate::proto::encode::{self, *};
+use crate::conn::head::*;
+use crate::proto::encode;
+use crate::reactor::commands::Respond;
 use crate::reactor::{self, Reactor};
 use ::napi::sys;
 use std::ptr;
@@ -117,49 +118,16 @@ fn body_len(env: Env, body: &Body<'_>) -> usize {
     }
 }
 
-/// Queues the bytes `f` appends (about `size` of them) for response `seq` of connection
-/// `id`, then schedules the flush. Returns the bytes this call added; -1 when the connection
-/// is gone.
-fn with_output(
-    id: u64,
-    seq: u32,
-    tentative: bool,
-    size: usize,
-    f: impl FnOnce(&mut Reactor, &mut Vec<u8>),
-) -> f64 {
-    reactor::with(|r| {
-        let mut out = r.out_buffer(size);
-        if r.conn(id).is_none() {
-            return -1.0;
-        }
-        f(r, &mut out);
-        let added = out.len() as f64;
-        let Some(c) = r.conn(id) else { return -1.0 };
-        if c.http.writing == Writing::Shut {
-            r.recycle(out);
-            return -1.0;
-        }
-        let q = &mut c.http.out;
-        if tentative && seq == q.active {
-            q.mark_tentative();
-        }
-        if let Some(spare) = q.push(seq, out) {
-            r.recycle(spare);
-        }
-        added
-    })
-    .unwrap_or(-1.0)
+/// A command's answer for JS: a count, or -1 when the connection is gone or shut.
+pub(super) fn count(n: Option<usize>) -> f64 {
+    n.map_or(-1.0, |n| n as f64)
 }
 
-/// After bytes of response `seq` were queued: the response is done (`last`), or more follow.
-pub(super) fn after(id: u64, seq: u32, last: bool, close: bool) {
-    reactor::with(|r| {
-        if last {
-            r.response_done(id, seq, close);
-        } else {
-            r.after_write(id);
-        }
-    });
+fn respond_how(flags: u32) -> Respond {
+    Respond {
+        tentative: flags & R_TENTATIVE != 0,
+        close: flags & R_CLOSE_AFTER != 0,
+    }
 }
 
 /// Buffer bodies from this size are offered to the kernel without a copy (write_direct).
@@ -172,20 +140,6 @@ thread_local! {
 
 /// Scratch buffers up to this capacity are kept for the next response.
 const SCRATCH_KEEP: usize = 64 * 1024;
-
-fn auto_headers_for(r: &mut Reactor, id: u64, out: &mut Vec<u8>, flags: u32, len: usize) {
-    let sid = r.conn(id).map(|c| c.server);
-    // Borrowed, not copied: this runs for every response.
-    if flags & R_DATE != 0 {
-        r.refresh_date();
-    }
-    let ka = sid
-        .and_then(|sid| r.servers.get(sid as usize))
-        .and_then(|s| s.as_ref())
-        .map(|s| s.cfg.ka_line.as_slice())
-        .unwrap_or(b"");
-    encode::auto_headers(out, flags, len, r.date.current(), ka);
-}
 
 /// A large Buffer body offered to the kernel straight from JS memory, head and framing
 /// around it. None when it must take the queued path.
@@ -201,7 +155,7 @@ fn respond_direct(
     reactor::with(|r| {
         let mut head = Vec::with_capacity(512);
         put_head(r, a, &mut head, status, 3, 4, flags);
-        auto_headers_for(r, id, &mut head, flags, len);
+        r.put_auto_headers(id, &mut head, flags, len);
         let mut tail = Vec::new();
         if flags & R_FRAME != 0 {
             // One chunk and the last chunk, as put_full_body frames it.
@@ -214,11 +168,11 @@ fn respond_direct(
         let body_value = a.argv[5];
         let keep =
             || napi::JsRef::new(a.env, body_value).map(|k| Box::new(k) as Box<dyn std::any::Any>);
+        let close = flags & R_CLOSE_AFTER != 0;
         // SAFETY: `bytes` is the backing store of the Buffer `body_value`; it is at least
         // DIRECT_BODY bytes, so off the V8 heap and never moved, and `keep` holds a strong
         // reference to that Buffer.
-        unsafe { r.write_direct(id, seq, &head, bytes, &tail, keep) }
-            .map(|_| (head.len() + len + tail.len()) as f64)
+        unsafe { r.respond_direct(id, seq, close, (&head, bytes, &tail), keep) }.map(|n| n as f64)
     })
     .flatten()
 }
@@ -234,7 +188,6 @@ export!(respond, |a| {
     if let Body::Bytes(bytes) = body {
         if bytes.len() >= DIRECT_BODY && flags & (R_TENTATIVE | R_NO_BODY) == 0 {
             if let Some(written) = respond_direct(&a, id, seq, status, flags, bytes) {
-                after(id, seq, true, flags & R_CLOSE_AFTER != 0);
                 return napi::f64v(a.env, written);
             }
         }
@@ -247,19 +200,19 @@ export!(respond, |a| {
         body = Body::Bytes(&encoded);
     }
     let len = body_len(a.env, &body);
-    let q = with_output(id, seq, flags & R_TENTATIVE != 0, 512 + len, |r, out| {
-        put_head(r, &a, out, status, 3, 4, flags);
-        auto_headers_for(r, id, out, flags, len);
-        put_full_body(&a, out, &body, flags, 7);
-    });
-    if q >= 0.0 {
-        after(id, seq, true, flags & R_CLOSE_AFTER != 0);
-    }
+    let q = reactor::with(|r| {
+        r.respond(id, seq, respond_how(flags), 512 + len, |r, out| {
+            put_head(r, &a, out, status, 3, 4, flags);
+            r.put_auto_headers(id, out, flags, len);
+            put_full_body(&a, out, &body, flags, 7);
+        })
+    })
+    .flatten();
     if encoded.capacity() <= SCRATCH_KEEP {
         encoded.clear();
         SCRATCH.with(|s| *s.borrow_mut() = encoded);
     }
-    napi::f64v(a.env, q)
+    napi::f64v(a.env, count(q))
 });
 
 // send(id, seq, head, body|undefined, flags, trailers) -> bytes written | -1
@@ -268,29 +221,18 @@ export!(send, |a| {
     let (id, seq, flags) = (id_of(&a, 0), a.u32(1), a.u32(4));
     let body = body_of(&a, 3);
     let size = 512 + body_len(a.env, &body);
-    let q = with_output(id, seq, flags & R_TENTATIVE != 0, size, |_, out| {
-        head_text(&a, 2, out, flags);
-        put_full_body(&a, out, &body, flags, 5);
-    });
-    if q >= 0.0 {
-        after(id, seq, true, flags & R_CLOSE_AFTER != 0);
-    }
-    napi::f64v(a.env, q)
+    let q = reactor::with(|r| {
+        r.respond(id, seq, respond_how(flags), size, |_, out| {
+            head_text(&a, 2, out, flags);
+            put_full_body(&a, out, &body, flags, 5);
+        })
+    })
+    .flatten();
+    napi::f64v(a.env, count(q))
 });
-
-/// Marks that JS saw a full buffer, so it hears (drain) once the output is written.
-pub(super) fn want_drain(id: u64, queued: f64, hwm: f64) {
-    if queued >= hwm && queued > 0.0 {
-        reactor::with(|r| {
-            if let Some(c) = r.conn(id) {
-                c.flags |= reactor::C_WANT_DRAIN;
-            }
-        });
-    }
-}
 
 // finish(id, seq, close): a response written through the socket is complete.
 export!(finish, |a| {
-    after(id_of(&a, 0), a.u32(1), true, a.bool(2));
+    reactor::with(|r| r.finish(id_of(&a, 0), a.u32(1), a.bool(2)));
     napi::undefined(a.env)
 });

@@ -1,7 +1,7 @@
 //! Servers: creation, options, listening, closing, their connections.
 
+use super::callback::{export, undef};
 use super::napi::{self, Env, Value};
-use super::{export, undef};
 use crate::net::{self, Listener, TcpOptions};
 use crate::reactor::{self, io::Admit, server::ServerCfg};
 use std::cell::RefCell;
@@ -61,16 +61,12 @@ pub fn option_names(env: Env) -> Value {
 // last serverConfig call made (JS has checked they are the ones it wants).
 export!(create, |a| {
     let same = a.bool(0);
-    let sid = reactor::with(|r| {
-        let sid = r.add_server();
-        if same {
-            if let (Some(s), Some(cfg)) = (r.server(sid), LAST_CFG.with(|c| c.borrow().clone())) {
-                s.cfg = cfg;
-            }
-        }
-        sid
-    })
-    .unwrap_or(u32::MAX);
+    let cfg = if same {
+        LAST_CFG.with(|c| c.borrow().clone())
+    } else {
+        None
+    };
+    let sid = reactor::with(|r| r.create_server(cfg)).unwrap_or(u32::MAX);
     napi::u32v(a.env, sid)
 });
 
@@ -89,37 +85,22 @@ export!(config, |a| {
             }
         }
     };
-    reactor::with(|r| {
-        let restart = match r.server(sid) {
-            Some(s) => {
-                let old_interval = s.cfg.check_interval;
-                apply(&mut s.cfg);
-                LAST_CFG.with(|c| *c.borrow_mut() = Some(s.cfg.clone()));
-                old_interval != s.cfg.check_interval && s.listener.is_some()
-            }
-            None => {
-                // Still what the next serverCreate(true) must start with.
-                let mut cfg = ServerCfg::default();
-                apply(&mut cfg);
-                LAST_CFG.with(|c| *c.borrow_mut() = Some(cfg));
-                false
-            }
-        };
-        if restart {
-            r.start_server_checks(sid);
-        }
-    });
+    let cfg = reactor::with(|r| r.configure_server(sid, apply))
+        .flatten()
+        .unwrap_or_else(|| {
+            // Still what the next serverCreate(true) must start with.
+            let mut cfg = ServerCfg::default();
+            apply(&mut cfg);
+            cfg
+        });
+    LAST_CFG.with(|c| *c.borrow_mut() = Some(cfg));
     undef(&a)
 });
 
 // serverFlags(sid, mask, value): listener-presence bits, updated as JS listeners come and go.
 export!(flags, |a| {
     let (sid, mask, value) = (a.u32(0), a.u32(1), a.u32(2));
-    reactor::with(|r| {
-        if let Some(s) = r.server(sid) {
-            s.cfg.flags = (s.cfg.flags & !mask) | (value & mask);
-        }
-    });
+    reactor::with(|r| r.set_server_flags(sid, mask, value));
     undef(&a)
 });
 

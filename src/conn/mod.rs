@@ -8,6 +8,7 @@
 //! `Writing` whether our side of the connection is still open. Pipelined responses keep
 //! request order in `out` (RFC 9112 §9.3.2).
 
+pub mod head;
 pub mod out;
 #[cfg(test)]
 mod tests;
@@ -55,20 +56,30 @@ pub enum Reading {
     Head,
     /// The body of request `seq`.
     Body { seq: u32, dec: Decoder },
+    /// An Upgrade or CONNECT request took (or may take) the connection over.
+    Upgrade(Upgrading),
+    /// The parser failed: like llhttp, every later chunk fails again with the same error (a
+    /// 'clientError' listener may keep the socket open).
+    Failed(ParseError),
+}
+
+/// Where an upgrade stands.
+#[derive(Debug, Clone)]
+pub enum Upgrading {
     /// The body of Upgrade request `seq` (`Limits::upgrade_body`); `told`: JS was told to
     /// emit 'upgrade' before the body ended (the read that brought the head ended first).
-    UpgradeBody { seq: u32, dec: Decoder, told: bool },
+    Body { seq: u32, dec: Decoder, told: bool },
     /// Upgrade request `seq`'s body ended: the rest of this read is the protocol's first
-    /// bytes, then the connection is `Upgraded`.
-    UpgradeAfterBody { seq: u32 },
+    /// bytes, then the connection is `Done`.
+    AfterBody { seq: u32 },
     /// The connection was handed over ('upgrade' / 'connect'): bytes go to JS as they are.
-    Upgraded,
+    Done,
     /// The head of Upgrade request `seq` went to JS, which decides whether the connection
     /// upgrades (`decide_upgrade`) before the reactor goes on; `body` reads the request's
     /// body if it does not.
     Asking { seq: u32, body: Option<Decoder> },
     /// JS decided while the bytes after the head were being parsed: the rest of them is
-    /// dropped, then the connection is `Upgraded` or reads the next `Head`. Upgraded, JS
+    /// dropped, then the connection is `Done` or reads the next `Head`. Upgraded, JS
     /// already has them (the upgrade's `head`); refused, llhttp stops after an upgrade
     /// request all the same and node drops the rest of that read.
     Decided { upgraded: bool },
@@ -76,9 +87,6 @@ pub enum Reading {
     /// upgrade: the connection's next bytes upgrade it (JS emits 'upgrade' with them, or
     /// destroys the socket when nobody listens).
     Undecided,
-    /// The parser failed: like llhttp, every later chunk fails again with the same error (a
-    /// 'clientError' listener may keep the socket open).
-    Failed(ParseError),
 }
 
 /// What happens at the next message boundary.
@@ -228,101 +236,120 @@ impl Http1 {
 
     /// Decides what the next bytes of `buf` are, updating the state. `buf` starts with the
     /// first unused byte; call again with the rest after each action until `Stop`.
-    #[allow(clippy::too_many_lines)] // split in #22's conn step
     pub fn next(&mut self, buf: &[u8], lim: &Limits<'_>, now: u64) -> Action {
-        match &mut self.reading {
-            Reading::Upgraded => {
-                return if buf.is_empty() {
-                    Action::Stop
-                } else {
-                    Action::Raw(buf.len())
+        match &self.reading {
+            Reading::Head => self.next_head(buf, lim, now),
+            Reading::Body { .. } => self.next_body(buf, lim),
+            Reading::Upgrade(_) => self.next_upgrade(buf, lim),
+            Reading::Failed(_) if buf.is_empty() => Action::Stop,
+            Reading::Failed(e) => Action::Error(*e),
+        }
+    }
+
+    /// A request body.
+    fn next_body(&mut self, buf: &[u8], lim: &Limits<'_>) -> Action {
+        let Reading::Body { seq, dec } = &mut self.reading else {
+            debug_assert!(false, "next_body outside a body");
+            return Action::Stop;
+        };
+        let seq = *seq;
+        match dec.step(buf, &lim.parse) {
+            Err(e) => self.error(e),
+            Ok((n, Event::Data(a, b))) => Action::Body(n, seq, (a, b)),
+            Ok((n, Event::Done(done))) => {
+                self.message_complete(Reading::Head);
+                if done.close && self.keep_alive == KeepAlive::Open {
+                    // `Connection: close` in the trailers: llhttp reads nothing more as HTTP
+                    // (bytes after the message fail, HPE_CLOSED_CONNECTION).
+                    self.keep_alive = KeepAlive::Closing;
+                } else if done.keep && self.keep_alive == KeepAlive::Closing {
+                    // `Connection: keep-alive` in an HTTP/1.0 request's trailers: llhttp
+                    // reads the next request after all.
+                    self.keep_alive = KeepAlive::Open;
                 }
+                // After an upgrade nobody took, llhttp stops: the rest of the read is
+                // dropped (node serves the request only).
+                let n = if done.upgrade { buf.len() } else { n };
+                Action::BodyEnd(n, seq, done.trailers)
             }
-            Reading::Failed(e) => {
-                let e = *e;
-                return if buf.is_empty() {
-                    Action::Stop
-                } else {
-                    Action::Error(e)
-                };
-            }
-            Reading::Body { seq, dec } => {
+            Ok((0, Event::NeedMore)) => Action::Stop,
+            Ok((n, Event::NeedMore)) => Action::Consume(n),
+        }
+    }
+
+    /// A message ended: what is read next, and no request is under way.
+    fn message_complete(&mut self, next: Reading) {
+        self.reading = next;
+        self.req_start = 0;
+        self.headers_done = false;
+    }
+
+    /// Bytes of a connection an upgrade took, or may take, over.
+    fn next_upgrade(&mut self, buf: &[u8], lim: &Limits<'_>) -> Action {
+        let Reading::Upgrade(up) = &mut self.reading else {
+            debug_assert!(false, "next_upgrade outside an upgrade");
+            return Action::Stop;
+        };
+        match up {
+            Upgrading::Done if buf.is_empty() => Action::Stop,
+            Upgrading::Done => Action::Raw(buf.len()),
+            Upgrading::Body { .. } => self.next_upgrade_body(buf, lim),
+            Upgrading::AfterBody { seq } => {
                 let seq = *seq;
-                return match dec.step(buf, &lim.parse) {
-                    Err(e) => self.error(e),
-                    Ok((n, Event::Data(a, b))) => Action::Body(n, seq, (a, b)),
-                    Ok((n, Event::Done(done))) => {
-                        self.reading = Reading::Head;
-                        self.req_start = 0;
-                        self.headers_done = false;
-                        if done.close && self.keep_alive == KeepAlive::Open {
-                            // `Connection: close` in the trailers: llhttp reads nothing more
-                            // as HTTP (bytes after the message fail, HPE_CLOSED_CONNECTION).
-                            self.keep_alive = KeepAlive::Closing;
-                        } else if done.keep && self.keep_alive == KeepAlive::Closing {
-                            // `Connection: keep-alive` in an HTTP/1.0 request's trailers:
-                            // llhttp reads the next request after all.
-                            self.keep_alive = KeepAlive::Open;
-                        }
-                        // After an upgrade nobody took, llhttp stops: the rest of the read
-                        // is dropped (node serves the request only).
-                        let n = if done.upgrade { buf.len() } else { n };
-                        Action::BodyEnd(n, seq, done.trailers)
-                    }
-                    Ok((0, Event::NeedMore)) => Action::Stop,
-                    Ok((n, Event::NeedMore)) => Action::Consume(n),
-                };
+                self.reading = Reading::Upgrade(Upgrading::Done);
+                Action::Upgrade(buf.len(), seq, true)
             }
-            Reading::UpgradeBody { seq, dec, told } => {
-                let seq = *seq;
-                return match dec.step(buf, &lim.parse) {
-                    Err(e) => self.error(e),
-                    Ok((n, Event::Data(a, b))) => Action::Body(n, seq, (a, b)),
-                    Ok((n, Event::Done(done))) => {
-                        self.reading = Reading::UpgradeAfterBody { seq };
-                        self.req_start = 0;
-                        self.headers_done = false;
-                        Action::BodyEnd(n, seq, done.trailers)
-                    }
-                    // The read is used up with the body unfinished: node emits now.
-                    Ok((0, Event::NeedMore)) if !*told => {
-                        *told = true;
-                        Action::Upgrade(0, seq, false)
-                    }
-                    Ok((0, Event::NeedMore)) => Action::Stop,
-                    Ok((n, Event::NeedMore)) => Action::Consume(n),
-                };
-            }
-            Reading::UpgradeAfterBody { seq } => {
-                let seq = *seq;
-                self.reading = Reading::Upgraded;
-                return Action::Upgrade(buf.len(), seq, true);
-            }
-            Reading::Asking { .. } => {
+            Upgrading::Asking { .. } => {
                 // No answer: llhttp stopped at the failed callback, the rest of the read is
                 // dropped.
-                self.reading = Reading::Undecided;
-                return Action::Consume(buf.len());
+                *up = Upgrading::Undecided;
+                Action::Consume(buf.len())
             }
-            Reading::Undecided => {
-                if buf.is_empty() {
-                    return Action::Stop;
-                }
-                self.reading = Reading::Upgraded;
+            Upgrading::Undecided if buf.is_empty() => Action::Stop,
+            Upgrading::Undecided => {
+                self.reading = Reading::Upgrade(Upgrading::Done);
                 self.keep_alive = KeepAlive::Done;
                 self.req_start = 0;
-                return Action::Raw(buf.len());
+                Action::Raw(buf.len())
             }
-            Reading::Decided { upgraded } => {
+            Upgrading::Decided { upgraded } => {
                 self.reading = if *upgraded {
-                    Reading::Upgraded
+                    Reading::Upgrade(Upgrading::Done)
                 } else {
                     Reading::Head
                 };
-                return Action::Consume(buf.len());
+                Action::Consume(buf.len())
             }
-            Reading::Head => {}
         }
+    }
+
+    /// The body of an Upgrade request that goes through the request first.
+    fn next_upgrade_body(&mut self, buf: &[u8], lim: &Limits<'_>) -> Action {
+        let Reading::Upgrade(Upgrading::Body { seq, dec, told }) = &mut self.reading else {
+            debug_assert!(false, "next_upgrade_body outside an upgrade's body");
+            return Action::Stop;
+        };
+        let seq = *seq;
+        match dec.step(buf, &lim.parse) {
+            Err(e) => self.error(e),
+            Ok((n, Event::Data(a, b))) => Action::Body(n, seq, (a, b)),
+            Ok((n, Event::Done(done))) => {
+                self.message_complete(Reading::Upgrade(Upgrading::AfterBody { seq }));
+                Action::BodyEnd(n, seq, done.trailers)
+            }
+            // The read is used up with the body unfinished: node emits now.
+            Ok((0, Event::NeedMore)) if !*told => {
+                *told = true;
+                Action::Upgrade(0, seq, false)
+            }
+            Ok((0, Event::NeedMore)) => Action::Stop,
+            Ok((n, Event::NeedMore)) => Action::Consume(n),
+        }
+    }
+
+    /// A request head, once the connection may read one.
+    fn next_head(&mut self, buf: &[u8], lim: &Limits<'_>, now: u64) -> Action {
+        debug_assert!(matches!(self.reading, Reading::Head));
         if buf.is_empty() {
             return Action::Stop;
         }
@@ -347,88 +374,36 @@ impl Http1 {
         if self.req_start == 0 {
             self.req_start = now.max(1);
         }
-        let head = match self.head.parse(buf, lim.methods, &lim.parse) {
-            Ok(None) => return Action::Stop,
-            Err(e) => return self.error(e),
-            Ok(Some(h)) => h,
-        };
-        let mut flags = head.flags;
-        let connect = flags & parse::F_CONNECT != 0;
+        match self.head.parse(buf, lim.methods, &lim.parse) {
+            Ok(None) => Action::Stop,
+            Err(e) => self.error(e),
+            Ok(Some(h)) => self.start_request(buf, h, lim),
+        }
+    }
+
+    /// A complete request head: what is read after it, and the request for JS.
+    fn start_request(&mut self, buf: &[u8], head: parse::RequestHead, lim: &Limits<'_>) -> Action {
+        debug_assert!(matches!(self.reading, Reading::Head));
+        let connect = head.flags & parse::F_CONNECT != 0;
         if connect && !lim.connect {
             // node:http destroys a CONNECT connection nobody listens for.
             return Action::CloseNow;
-        }
-        let ask = flags & parse::F_UPGRADE != 0 && lim.ask_upgrade && !connect;
-        let upgrade = flags & parse::F_UPGRADE != 0 && (connect || lim.upgrade) && !ask;
-        // llhttp stops after an upgrade request (its head, or its body) even when nobody
-        // listens for 'upgrade': node serves the request and drops the rest of that read.
-        let paused_upgrade = flags & parse::F_UPGRADE != 0 && !upgrade;
-        if !upgrade && !ask {
-            flags &= !parse::F_UPGRADE;
         }
         let after_idle = std::mem::take(&mut self.keep_alive_idle);
         let seq = self.next_seq;
         self.next_seq += 1;
         self.inflight += 1;
         self.headers_done = true;
-        let mut consumed = head.head_len;
-        let mut body = None;
         let dec = match head.framing {
             Framing::None => None,
             Framing::Length(n) => Some(Decoder::for_length(n)),
-            Framing::Chunked => Some(Decoder::chunked(flags)),
+            Framing::Chunked => Some(Decoder::chunked(head.flags)),
         };
-        if (ask || upgrade) && lim.upgrade_body && !connect && dec.is_some() {
-            flags |= F_UPGRADE_BODY;
-        }
-        if upgrade && flags & F_UPGRADE_BODY != 0 {
-            self.reading = Reading::UpgradeBody {
-                seq,
-                dec: dec.expect("a body to read"),
-                told: false,
-            };
-            self.keep_alive = KeepAlive::Done;
-        } else if ask {
-            // Only the head is used until JS decides; the rest is what the upgraded protocol
-            // would start with (node's `head`), or the body and what follows.
-            body = Some((head.head_len, buf.len()));
-            flags |= F_ASK_UPGRADE;
-            self.reading = Reading::Asking { seq, body: dec };
-            if flags & parse::F_KEEP_ALIVE == 0 {
-                self.keep_alive = KeepAlive::Closing;
-            }
-        } else if upgrade {
-            // The rest of the input is the upgraded protocol's first bytes (`head`).
-            body = Some((head.head_len, buf.len()));
-            consumed = buf.len();
-            self.reading = Reading::Upgraded;
-            self.keep_alive = KeepAlive::Done;
-            self.req_start = 0;
+        let (consumed, flags, body) = if head.flags & parse::F_UPGRADE != 0 {
+            self.read_after_upgrade(seq, buf, &head, dec, lim)
         } else {
-            let mut dec = match head.framing {
-                Framing::Length(n) if (buf.len() - head.head_len) as u64 >= n => {
-                    let end = head.head_len + n as usize;
-                    body = Some((head.head_len, end));
-                    consumed = end;
-                    flags |= parse::F_BODY_DONE;
-                    None
-                }
-                _ => dec,
-            };
-            if paused_upgrade {
-                dec = dec.map(Decoder::of_upgrade);
-                if dec.is_none() {
-                    consumed = buf.len();
-                }
-            }
-            if let Some(dec) = dec {
-                self.reading = Reading::Body { seq, dec };
-            }
-            if flags & parse::F_KEEP_ALIVE == 0 {
-                // After a request that closes the connection nothing more is read as HTTP.
-                self.keep_alive = KeepAlive::Closing;
-            }
-        }
+            self.read_after_head(seq, buf, &head, head.flags, dec)
+        };
         Action::Dispatch(
             consumed,
             Dispatch {
@@ -441,6 +416,98 @@ impl Http1 {
                 after_idle,
             },
         )
+    }
+
+    /// What follows a plain request's head (or an upgrade that does not happen): its body,
+    /// whole in `buf` or still to come. Returns (bytes used, flags, body range).
+    fn read_after_head(
+        &mut self,
+        seq: u32,
+        buf: &[u8],
+        head: &parse::RequestHead,
+        mut flags: u32,
+        dec: Option<Decoder>,
+    ) -> (usize, u32, Option<(usize, usize)>) {
+        let paused_upgrade = flags & parse::F_UPGRADE != 0;
+        flags &= !parse::F_UPGRADE;
+        let mut consumed = head.head_len;
+        let mut body = None;
+        let mut dec = match head.framing {
+            Framing::Length(n) if (buf.len() - head.head_len) as u64 >= n => {
+                let end = head.head_len + n as usize;
+                body = Some((head.head_len, end));
+                consumed = end;
+                flags |= parse::F_BODY_DONE;
+                None
+            }
+            _ => dec,
+        };
+        if paused_upgrade {
+            // llhttp stops after an upgrade request (its head, or its body) even when nobody
+            // listens for 'upgrade': node serves the request and drops the rest of that read.
+            dec = dec.map(Decoder::of_upgrade);
+            if dec.is_none() {
+                consumed = buf.len();
+            }
+        }
+        if let Some(dec) = dec {
+            self.reading = Reading::Body { seq, dec };
+        }
+        if flags & parse::F_KEEP_ALIVE == 0 {
+            // After a request that closes the connection nothing more is read as HTTP.
+            self.keep_alive = KeepAlive::Closing;
+        }
+        (consumed, flags, body)
+    }
+
+    /// What follows an Upgrade or CONNECT request's head: the upgraded protocol, its body
+    /// first, JS's decision, or (nobody listens) a plain request. Returns (bytes used, flags,
+    /// body range).
+    fn read_after_upgrade(
+        &mut self,
+        seq: u32,
+        buf: &[u8],
+        head: &parse::RequestHead,
+        dec: Option<Decoder>,
+        lim: &Limits<'_>,
+    ) -> (usize, u32, Option<(usize, usize)>) {
+        let mut flags = head.flags;
+        let connect = flags & parse::F_CONNECT != 0;
+        let ask = lim.ask_upgrade && !connect;
+        let upgrade = (connect || lim.upgrade) && !ask;
+        if !upgrade && !ask {
+            return self.read_after_head(seq, buf, head, flags, dec);
+        }
+        if lim.upgrade_body && !connect && dec.is_some() {
+            flags |= F_UPGRADE_BODY;
+        }
+        // Only the head is used until JS decides, or until the upgraded protocol starts; the
+        // rest is what it starts with (node's `head`), or the body and what follows.
+        let rest = Some((head.head_len, buf.len()));
+        match dec {
+            Some(dec) if upgrade && flags & F_UPGRADE_BODY != 0 => {
+                self.reading = Reading::Upgrade(Upgrading::Body {
+                    seq,
+                    dec,
+                    told: false,
+                });
+                self.keep_alive = KeepAlive::Done;
+                (head.head_len, flags, None)
+            }
+            body if ask => {
+                self.reading = Reading::Upgrade(Upgrading::Asking { seq, body });
+                if flags & parse::F_KEEP_ALIVE == 0 {
+                    self.keep_alive = KeepAlive::Closing;
+                }
+                (head.head_len, flags | F_ASK_UPGRADE, rest)
+            }
+            _ => {
+                self.reading = Reading::Upgrade(Upgrading::Done);
+                self.keep_alive = KeepAlive::Done;
+                self.req_start = 0;
+                (buf.len(), flags, rest)
+            }
+        }
     }
 
     fn error(&mut self, e: ParseError) -> Action {
@@ -484,7 +551,7 @@ impl Http1 {
     pub fn is_upgraded(&self) -> bool {
         matches!(
             self.reading,
-            Reading::Upgraded | Reading::Decided { upgraded: true }
+            Reading::Upgrade(Upgrading::Done | Upgrading::Decided { upgraded: true })
         )
     }
 
@@ -492,7 +559,11 @@ impl Http1 {
     /// its body was still coming (node 26 reads no error into that end: the UpgradeStream
     /// ends, and node's socketOnEnd ends the socket).
     pub fn eof_is_js(&self) -> bool {
-        self.is_upgraded() || matches!(self.reading, Reading::UpgradeBody { told: true, .. })
+        self.is_upgraded()
+            || matches!(
+                self.reading,
+                Reading::Upgrade(Upgrading::Body { told: true, .. })
+            )
     }
 
     /// JS decided whether the Upgrade request it was asked about upgrades the connection
@@ -501,21 +572,21 @@ impl Http1 {
     /// Accepted with `upgrade_body` (`Limits::upgrade_body`), a body is read as the request's
     /// first (`Reading::UpgradeBody`). Returns false when nothing was being asked.
     pub fn decide_upgrade(&mut self, upgrade: bool, upgrade_body: bool) -> bool {
-        let Reading::Asking { seq, body } = &mut self.reading else {
+        let Reading::Upgrade(Upgrading::Asking { seq, body }) = &mut self.reading else {
             return false;
         };
         let (seq, body) = (*seq, body.take());
         if let (true, true, Some(dec)) = (upgrade, upgrade_body, &body) {
-            self.reading = Reading::UpgradeBody {
+            self.reading = Reading::Upgrade(Upgrading::Body {
                 seq,
                 dec: dec.clone(),
                 told: false,
-            };
+            });
             self.keep_alive = KeepAlive::Done;
             return true;
         }
         if upgrade {
-            self.reading = Reading::Decided { upgraded: true };
+            self.reading = Reading::Upgrade(Upgrading::Decided { upgraded: true });
             self.keep_alive = KeepAlive::Done;
             self.req_start = 0;
             return true;
@@ -527,11 +598,7 @@ impl Http1 {
                     dec: dec.of_upgrade(),
                 }
             }
-            None => {
-                self.reading = Reading::Decided { upgraded: false };
-                self.req_start = 0;
-                self.headers_done = false;
-            }
+            None => self.message_complete(Reading::Upgrade(Upgrading::Decided { upgraded: false })),
         }
         true
     }
@@ -554,7 +621,8 @@ impl Http1 {
             return Eof::Upgraded;
         }
         // An undecided upgrade gets no response to wait for (node ends the socket).
-        if self.inflight > 0 && half_open && !matches!(self.reading, Reading::Undecided) {
+        let undecided = matches!(self.reading, Reading::Upgrade(Upgrading::Undecided));
+        if self.inflight > 0 && half_open && !undecided {
             // The last pending response ends the connection (response_done).
             self.no_more_requests();
             return Eof::Wait;
@@ -562,7 +630,7 @@ impl Http1 {
         let mid_message = !matches!(self.reading, Reading::Failed(_))
             && (matches!(
                 self.reading,
-                Reading::Body { .. } | Reading::UpgradeBody { .. }
+                Reading::Body { .. } | Reading::Upgrade(Upgrading::Body { .. })
             ) || self.rbuf.iter().any(|&b| b != b'\r' && b != b'\n'));
         if mid_message {
             return Eof::MidMessage;

@@ -560,7 +560,10 @@ fn an_unanswered_upgrade_drops_the_rest_of_the_read_and_upgrades_on_the_next_byt
     let (acts, used) = h.feed(&input);
     assert_eq!(acts, ["request 0 /u body=rest ask", "consume 4"]);
     assert_eq!(used, input.len());
-    assert!(matches!(h.http.reading, Reading::Undecided));
+    assert!(matches!(
+        h.http.reading,
+        Reading::Upgrade(Upgrading::Undecided)
+    ));
     assert!(!h.http.is_upgraded());
     assert!(!h.http.decide_upgrade(true, false), "too late to answer");
     // requestTimeout still applies to it.

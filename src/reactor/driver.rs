@@ -4,6 +4,7 @@
 //! callback is an `extern "C"` edge: nothing unwinds through it.
 
 use super::batch::{batch, run_poll, run_yielded};
+use super::event_loop::EventLoop;
 use super::sink::Sink;
 use super::timers::run_timers;
 use super::{uv, with, Reactor, REACTOR};
@@ -12,7 +13,9 @@ use mio::Poll;
 use std::os::fd::AsRawFd;
 use std::panic::catch_unwind;
 
-pub struct Handles {
+/// The libuv handles the reactor runs on, closed (and freed by their close callbacks) when
+/// the reactor is dropped.
+struct UvLoop {
     uv_loop: *mut uv::uv_loop_t,
     poll: *mut uv::uv_handle_t,
     timer: *mut uv::uv_handle_t,
@@ -25,15 +28,13 @@ pub struct Handles {
     idle_cb: uv::uv_timer_cb,
 }
 
-impl Handles {
-    pub fn now(&self) -> u64 {
+impl EventLoop for UvLoop {
+    fn now(&self) -> u64 {
         // SAFETY: uv_loop is this thread's live loop.
         unsafe { uv::uv_now(self.uv_loop) }
     }
 
-    /// Whether the poll handle keeps the loop alive (a listening server or an open
-    /// connection is ref'd).
-    pub fn set_ref(&mut self, on: bool) {
+    fn set_ref(&mut self, on: bool) {
         // SAFETY: poll is an initialized, open uv_poll_t of this thread's loop.
         unsafe {
             if on {
@@ -44,8 +45,7 @@ impl Handles {
         }
     }
 
-    /// Runs deferred work on the next loop turn.
-    pub fn kick(&mut self) {
+    fn kick(&mut self) {
         if !self.kick_armed {
             self.kick_armed = true;
             // A zero timer armed from its own callback would run again in the same timers
@@ -56,21 +56,40 @@ impl Handles {
         }
     }
 
-    pub fn start_timer(&mut self, delay: u64) {
+    fn in_kick(&mut self, on: bool) {
+        if on {
+            self.kick_armed = false;
+        }
+        self.in_kick = on;
+    }
+
+    fn start_timer(&mut self, delay: u64) {
         // SAFETY: timer is an initialized uv_timer_t of this thread's loop.
         unsafe { uv::uv_timer_start(self.timer, self.timer_cb, delay, 0) };
     }
 
     /// An active idle handle also keeps libuv from blocking in poll, which a yielded
     /// connection needs (its data will not produce another readiness edge).
-    pub fn start_idle(&mut self) {
+    fn start_idle(&mut self) {
         // SAFETY: idle is an initialized uv_idle_t; starting an active one is a no-op.
         unsafe { uv::uv_idle_start(self.idle, self.idle_cb) };
     }
 
-    pub fn stop_idle(&mut self) {
+    fn stop_idle(&mut self) {
         // SAFETY: idle is this thread's initialized uv_idle_t.
         unsafe { uv::uv_idle_stop(self.idle) };
+    }
+}
+
+impl Drop for UvLoop {
+    fn drop(&mut self) {
+        // SAFETY: the handles are open; each is freed by its close callback.
+        unsafe {
+            uv::uv_close(self.poll, close_poll);
+            uv::uv_close(self.timer, close_timer);
+            uv::uv_close(self.kick, close_timer);
+            uv::uv_close(self.idle, close_idle);
+        }
     }
 }
 
@@ -94,7 +113,7 @@ pub unsafe fn install<S: Sink>(
     }
     let poll = Poll::new()?;
     let fd = poll.as_raw_fd();
-    let handles = Handles {
+    let handles = UvLoop {
         uv_loop: lp,
         poll: uv::alloc_handle(uv::UV_POLL),
         timer: uv::alloc_handle(uv::UV_TIMER),
@@ -120,7 +139,7 @@ pub unsafe fn install<S: Sink>(
         uv::uv_idle_init(lp, handles.idle);
         uv::uv_unref(handles.idle);
     }
-    let mut r = Box::new(Reactor::new(poll, handles, methods));
+    let mut r = Box::new(Reactor::new(poll, Box::new(handles), methods));
     r.status_lines = status_lines;
     // SAFETY: uv_version only reads a constant of the running libuv.
     r.hup_is_eof = unsafe { uv::uv_version() } < uv::UV_1_52;
@@ -138,14 +157,7 @@ pub fn teardown() {
     // nothing else can reach it.
     let mut r = unsafe { Box::from_raw(p) };
     r.flush_all();
-    let h = &r.handles;
-    // SAFETY: the handles are open; each is freed by its close callback.
-    unsafe {
-        uv::uv_close(h.poll, close_poll);
-        uv::uv_close(h.timer, close_timer);
-        uv::uv_close(h.kick, close_timer);
-        uv::uv_close(h.idle, close_idle);
-    }
+    // Closes the libuv handles (UvLoop's Drop).
     drop(r);
 }
 
@@ -174,14 +186,11 @@ unsafe extern "C" fn on_timer<S: Sink>(_h: *mut uv::uv_handle_t) {
 
 unsafe extern "C" fn on_kick<S: Sink>(_h: *mut uv::uv_handle_t) {
     let _ = catch_unwind(|| {
-        with(|r| {
-            r.handles.kick_armed = false;
-            r.handles.in_kick = true;
-        });
+        with(|r| r.handles.in_kick(true));
         batch::<S>(|| {
             with(|r| r.register_pending_listeners());
         });
-        with(|r| r.handles.in_kick = false);
+        with(|r| r.handles.in_kick(false));
     });
 }
 

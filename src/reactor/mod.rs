@@ -3,12 +3,16 @@
 //! output batching, and tells its embedder what happened through `sink::Sink`; it knows
 //! nothing of N-API.
 //!
-//! Rooms: `slots` (connection ids), `io` (accept, read, write, close), `http` (bytes through
-//! the HTTP/1 state machine to the sink), `batch` (corking, deferred events), `timers`,
-//! `driver` (libuv handles and callbacks, `uv` its FFI), `server` (settings, listener).
+//! Rooms: `commands` (what JS asks of a connection or a server: the embedder's only way to
+//! change their state), `slots` (connection ids), `io` (accept, read, write, close), `http`
+//! (bytes through the HTTP/1 state machine to the sink), `batch` (corking, deferred events),
+//! `timers`, `event_loop` (what the reactor needs of the loop it runs in), `driver` (that
+//! loop from libuv's handles and callbacks, `uv` its FFI), `server` (settings, listener).
 
 pub mod batch;
+pub mod commands;
 pub mod driver;
+pub mod event_loop;
 pub mod http;
 pub mod io;
 pub mod server;
@@ -16,6 +20,8 @@ pub mod sink;
 pub mod slots;
 #[cfg(feature = "test-hooks")]
 pub mod test_hooks;
+#[cfg(test)]
+mod tests;
 pub mod timers;
 pub mod uv;
 
@@ -23,6 +29,7 @@ use crate::conn::Http1;
 use crate::net::{Listener, Stream};
 use crate::proto::date::DateCache;
 use crate::proto::parse::Methods;
+use event_loop::EventLoop;
 use mio::{Interest, Poll, Token};
 use server::{Server, S_UPGRADE_BODY};
 use slots::Slots;
@@ -148,7 +155,7 @@ pub struct Reactor {
     yielded: Vec<u64>,
     timers: BinaryHeap<std::cmp::Reverse<(u64, TimerKey)>>,
     timer_armed_at: u64,
-    handles: driver::Handles,
+    handles: Box<dyn EventLoop>,
     refs: usize,
     handle_refd: bool,
     pub in_batch: bool,
@@ -177,7 +184,7 @@ pub fn with<T>(f: impl FnOnce(&mut Reactor) -> T) -> Option<T> {
 }
 
 impl Reactor {
-    fn new(poll: Poll, handles: driver::Handles, methods: Methods) -> Reactor {
+    fn new(poll: Poll, handles: Box<dyn EventLoop>, methods: Methods) -> Reactor {
         Reactor {
             methods,
             status_lines: vec![None; 1000],

@@ -1,7 +1,10 @@
 //! Connection ids: a slab index and a generation, so an id that outlives its connection
-//! never reaches the connection that reuses the slot.
+//! never reaches the connection that reuses the slot. Ids cross to JS as doubles, so they
+//! fit in 53 bits: 22 index bits and a 31-bit generation.
 
 const INDEX_BITS: u32 = 22;
+/// The largest generation: an id is below 2^53, exact as a JS number.
+const GEN_MAX: u32 = (1 << (53 - INDEX_BITS)) - 1;
 
 struct Slot<T> {
     gen: u32,
@@ -29,6 +32,15 @@ pub fn make_id(index: u32, gen: u32) -> u64 {
 /// The slab index of an id (what the poll token carries).
 pub fn index_of(id: u64) -> usize {
     (id & ((1 << INDEX_BITS) - 1)) as usize
+}
+
+/// The generation after `gen`, wrapping within 1..=GEN_MAX.
+fn next_gen(gen: u32) -> u32 {
+    if gen >= GEN_MAX {
+        1
+    } else {
+        gen + 1
+    }
 }
 
 fn gen_of(id: u64) -> u32 {
@@ -85,7 +97,7 @@ impl<T> Slots<T> {
             return None;
         }
         let item = slot.item.take()?;
-        slot.gen = slot.gen.wrapping_add(1).max(1);
+        slot.gen = next_gen(slot.gen);
         self.free.push(i as u32);
         Some(item)
     }
@@ -128,5 +140,27 @@ mod tests {
         assert!(s.remove(a).is_none());
         assert_eq!(s.id_at(index_of(b)), Some(b));
         assert_eq!(s.ids(), vec![b]);
+    }
+
+    /// Ids cross to JS as doubles: every id, at the last generation and the last index too,
+    /// is exact below 2^53, and the generation wraps to 1 without matching an old id.
+    #[test]
+    fn ids_fit_in_a_double() {
+        let mut s: Slots<u8> = Slots::default();
+        let a = s.vacant_id().unwrap();
+        s.slots[0].gen = GEN_MAX;
+        let top = s.vacant_id().unwrap();
+        assert_ne!(a, top);
+        s.insert(top, 1);
+        assert!(top < 1 << 53);
+        assert_eq!(top as f64 as u64, top);
+        assert_eq!(make_id((1 << INDEX_BITS) - 1, GEN_MAX), (1 << 53) - 1);
+        assert_eq!(s.remove(top), Some(1));
+        let next = s.vacant_id().unwrap();
+        assert_eq!(gen_of(next), 1);
+        assert_eq!(index_of(next), 0);
+        s.insert(next, 2);
+        assert!(s.get(top).is_none());
+        assert_eq!(s.get(next), Some(&2));
     }
 }

@@ -5,6 +5,8 @@
 pub mod chars;
 #[path = "../../../src/proto/decode.rs"]
 pub mod decode;
+#[path = "../../../src/proto/encode.rs"]
+pub mod encode;
 #[path = "../../../src/proto/errors.rs"]
 pub mod errors;
 #[path = "../../../src/proto/parse/mod.rs"]

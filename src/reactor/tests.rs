@@ -1,0 +1,438 @@
+//! The reactor driven through its command API, as the binding drives it: a real poll and
+//! loopback sockets, a fake event loop (`TestLoop`: a clock the test moves) and a fake sink
+//! that records what JS would hear.
+
+use super::batch::{batch, run_poll};
+use super::commands::Respond;
+use super::event_loop::EventLoop;
+use super::server::{ServerCfg, S_HAS_UPGRADE, S_UPGRADE_CALLBACK};
+use super::sink::{ClientError, Request, Sink};
+use super::timers::run_timers;
+use super::*;
+use crate::conn::head::{R_CONN_KEEP_ALIVE, R_CONTENT_LENGTH};
+use crate::conn::F_ASK_UPGRADE;
+use crate::net::{self, TcpOptions};
+use crate::proto::encode;
+use std::cell::RefCell;
+use std::io::{ErrorKind, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Ev {
+    Connection(u64),
+    Request {
+        id: u64,
+        seq: u32,
+        url: Vec<u8>,
+        flags: u32,
+    },
+    BodyEnd(u64, u32),
+    Data(u64, Vec<u8>),
+    Drain(u64),
+    Close(u64, i32),
+    End(u64),
+    Timeout(u64),
+    Released(u64),
+    Other(&'static str),
+}
+
+thread_local! {
+    static EVENTS: RefCell<Vec<Ev>> = const { RefCell::new(Vec::new()) };
+    static CLOCK: Cell<u64> = const { Cell::new(1000) };
+}
+
+fn record(e: Ev) {
+    EVENTS.with(|v| v.borrow_mut().push(e));
+}
+
+fn events() -> Vec<Ev> {
+    EVENTS.with(|v| v.borrow().clone())
+}
+
+struct TestSink;
+
+impl Sink for TestSink {
+    type Scope = ();
+    fn scope(_id: Option<u64>) -> Option<()> {
+        Some(())
+    }
+    fn boundary(_scope: &mut ()) {}
+    fn connection(_sid: u32, id: u64) {
+        record(Ev::Connection(id));
+    }
+    fn drop(_sid: u32, _l: Option<std::net::SocketAddr>, _p: Option<std::net::SocketAddr>) {
+        record(Ev::Other("drop"));
+    }
+    fn request(req: &Request<'_>) -> bool {
+        record(Ev::Request {
+            id: req.id,
+            seq: req.seq,
+            url: req.url.to_vec(),
+            flags: req.flags,
+        });
+        if let Some(upgrade) = DECIDE.with(Cell::get) {
+            with(|r| r.decide_upgrade(req.id, upgrade));
+        }
+        false
+    }
+    fn body(_id: u64, _seq: u32, _chunk: &[u8]) -> bool {
+        false
+    }
+    fn body_end(id: u64, seq: u32, _trailers: Option<&[u8]>) {
+        record(Ev::BodyEnd(id, seq));
+    }
+    fn upgrade(_id: u64, _seq: u32, _head: Option<&[u8]>) {
+        record(Ev::Other("upgrade"));
+    }
+    fn data(id: u64, chunk: &[u8]) {
+        record(Ev::Data(id, chunk.to_vec()));
+    }
+    fn client_error(_e: &ClientError<'_>) {
+        record(Ev::Other("clientError"));
+    }
+    fn drain(id: u64) {
+        record(Ev::Drain(id));
+    }
+    fn close(id: u64, errno: i32) {
+        record(Ev::Close(id, errno));
+    }
+    fn reset(_sid: u32, _id: u64, _errno: i32) {
+        record(Ev::Other("reset"));
+    }
+    fn end(id: u64) {
+        record(Ev::End(id));
+    }
+    fn shutdown(_id: u64) {
+        record(Ev::Other("shutdown"));
+    }
+    fn timeout(id: u64, _sid: u32) {
+        record(Ev::Timeout(id));
+    }
+    fn server_drained(_sid: u32) {
+        record(Ev::Other("drained"));
+    }
+    fn internal_error(_sid: Option<u32>, _message: &str) {
+        record(Ev::Other("internalError"));
+    }
+    fn released(id: u64) {
+        record(Ev::Released(id));
+    }
+}
+
+/// The loop: a clock the test moves; a kick is a flag `turn` acts on.
+struct TestLoop;
+
+thread_local! {
+    static KICKED: Cell<bool> = const { Cell::new(false) };
+    /// What the app's shouldUpgradeCallback answers, inside the request's dispatch.
+    static DECIDE: Cell<Option<bool>> = const { Cell::new(None) };
+}
+
+impl EventLoop for TestLoop {
+    fn now(&self) -> u64 {
+        CLOCK.with(Cell::get)
+    }
+    fn set_ref(&mut self, _on: bool) {}
+    fn kick(&mut self) {
+        KICKED.with(|k| k.set(true));
+    }
+    fn in_kick(&mut self, _on: bool) {}
+    fn start_timer(&mut self, _delay: u64) {}
+    fn start_idle(&mut self) {}
+    fn stop_idle(&mut self) {}
+}
+
+/// This thread's reactor for one test, torn down (with its sockets) when dropped.
+struct Harness {
+    addr: std::net::SocketAddr,
+}
+
+impl Harness {
+    fn new(flags: u32, keep_alive_timeout: u64) -> Harness {
+        let poll = Poll::new().unwrap();
+        let mut r = Box::new(Reactor::new(
+            poll,
+            Box::new(TestLoop),
+            crate::proto::sim::test_methods(),
+        ));
+        let mut line = Vec::new();
+        encode::status_line(&mut line, 200, b"OK");
+        r.status_lines[200] = Some(line);
+        REACTOR.with(|c| c.set(Box::into_raw(r)));
+        EVENTS.with(|v| v.borrow_mut().clear());
+        let opts = TcpOptions {
+            backlog: 16,
+            reuse_port: false,
+            ipv6_only: false,
+        };
+        let l = net::listen_tcp("127.0.0.1".parse().unwrap(), 0, &opts).unwrap();
+        let l = Listener::Tcp(l);
+        let addr = l.local_addr().unwrap();
+        with(|r| {
+            let sid = r.create_server(None);
+            r.configure_server(sid, |c: &mut ServerCfg| {
+                c.flags |= flags;
+                c.keep_alive_timeout = keep_alive_timeout;
+            });
+            r.register_listener(sid, l).unwrap();
+        })
+        .unwrap();
+        let h = Harness { addr };
+        h.turn();
+        h
+    }
+
+    /// One turn of the loop: the kick's deferred work, then the poll.
+    fn turn(&self) {
+        if KICKED.with(|k| k.replace(false)) {
+            batch::<TestSink>(|| {
+                with(|r| r.register_pending_listeners());
+            });
+        }
+        run_poll::<TestSink>();
+    }
+
+    /// Turns the loop until `done` holds (at most 10 s).
+    fn until(&self, what: &str, mut done: impl FnMut() -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !done() {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            self.turn();
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    fn connect(&self) -> TcpStream {
+        let s = TcpStream::connect(self.addr).unwrap();
+        s.set_nonblocking(true).unwrap();
+        s
+    }
+
+    /// The next request dispatched: (connection id, seq, flags).
+    fn request(&self, after: usize) -> (u64, u32, u32) {
+        let mut found = None;
+        self.until("a request", || {
+            found = events().into_iter().skip(after).find_map(|e| match e {
+                Ev::Request { id, seq, flags, .. } => Some((id, seq, flags)),
+                _ => None,
+            });
+            found.is_some()
+        });
+        found.unwrap()
+    }
+
+    /// Reads from `s` while turning the loop until `done(bytes so far)` or the peer ends.
+    fn read(&self, s: &mut TcpStream, mut done: impl FnMut(&[u8]) -> bool) -> (Vec<u8>, bool) {
+        let mut got = Vec::new();
+        let mut ended = false;
+        self.until("client bytes", || {
+            let mut buf = [0u8; 65536];
+            loop {
+                match s.read(&mut buf) {
+                    Ok(0) => ended = true,
+                    Ok(n) => {
+                        got.extend_from_slice(&buf[..n]);
+                        continue;
+                    }
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                    Err(_) => ended = true,
+                }
+                break;
+            }
+            ended || done(&got)
+        });
+        (got, ended)
+    }
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        let p = REACTOR.with(|c| c.replace(std::ptr::null_mut()));
+        if !p.is_null() {
+            // SAFETY: installed by Harness::new on this thread and removed from the
+            // thread-local above.
+            drop(unsafe { Box::from_raw(p) });
+        }
+    }
+}
+
+fn hello(id: u64, seq: u32, body: &[u8], how: Respond) -> Option<usize> {
+    with(|r| {
+        r.respond(id, seq, how, 256, |r, out| {
+            out.extend_from_slice(r.status_line(200).unwrap());
+            r.put_auto_headers(id, out, R_CONN_KEEP_ALIVE | R_CONTENT_LENGTH, body.len());
+            out.extend_from_slice(body);
+        })
+    })
+    .flatten()
+}
+
+const GET: &[u8] = b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n";
+
+#[test]
+fn respond_answers_and_the_connection_serves_the_next_request() {
+    let h = Harness::new(0, 5000);
+    let mut c = h.connect();
+    c.write_all(GET).unwrap();
+    let (id, seq, _) = h.request(0);
+    assert_eq!(seq, 0);
+    let queued = hello(id, seq, b"hi", Respond::default());
+    let (got, ended) = h.read(&mut c, |b| b.ends_with(b"hi"));
+    assert!(!ended);
+    assert_eq!(queued, Some(got.len()));
+    let text = String::from_utf8(got).unwrap();
+    assert!(text.starts_with("HTTP/1.1 200 OK\r\n"), "{text}");
+    assert!(text.contains("Connection: keep-alive\r\n"));
+    assert!(text.ends_with("Content-Length: 2\r\n\r\nhi"), "{text}");
+    let n = events().len();
+    c.write_all(GET).unwrap();
+    let (again, seq, _) = h.request(n);
+    assert_eq!((again, seq), (id, 1));
+    // A response that closes: written, then the connection closes.
+    let close = Respond {
+        close: true,
+        ..Respond::default()
+    };
+    assert!(hello(id, 1, b"bye", close).is_some());
+    let (got, ended) = h.read(&mut c, |_| false);
+    assert!(ended);
+    assert!(got.ends_with(b"bye"));
+    assert!(with(|r| r.conn(id).is_none()).unwrap());
+    assert_eq!(hello(id, 2, b"late", Respond::default()), None);
+}
+
+#[test]
+fn a_write_past_the_high_water_mark_hears_drain_once_written() {
+    let h = Harness::new(0, 5000);
+    let mut c = h.connect();
+    c.write_all(GET).unwrap();
+    let (id, _, _) = h.request(0);
+    let chunk = vec![b'x'; 1 << 20];
+    let mut left = 0;
+    // Writes until the kernel stops taking them (the client reads nothing yet).
+    for _ in 0..64 {
+        assert!(with(|r| r.write_with(id, |t| t.extend_from_slice(&chunk)))
+            .flatten()
+            .is_some());
+        left = with(|r| r.flush_writes(id, 16384.0)).flatten().unwrap();
+        if left > 0 {
+            break;
+        }
+    }
+    assert!(left > 0, "the socket never filled");
+    assert!(with(|r| r.conn(id).unwrap().has(C_WANT_DRAIN)).unwrap());
+    assert!(!events().contains(&Ev::Drain(id)));
+    let mut total = 0usize;
+    h.until("drain", || {
+        let mut buf = [0u8; 65536];
+        while let Ok(n) = c.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            total += n;
+        }
+        events().contains(&Ev::Drain(id))
+    });
+    assert!(total > 0);
+    assert!(with(|r| !r.conn(id).unwrap().has(C_WANT_DRAIN)).unwrap());
+}
+
+#[test]
+fn pause_holds_the_next_request_until_resume() {
+    let h = Harness::new(0, 5000);
+    let mut c = h.connect();
+    c.write_all(GET).unwrap();
+    let (id, seq, _) = h.request(0);
+    hello(id, seq, b"1", Respond::default());
+    with(|r| r.pause(id));
+    let n = events().len();
+    c.write_all(GET).unwrap();
+    // The bytes arrived and were left unread: the resume must read them.
+    h.until("a read left pending", || {
+        with(|r| r.conn(id).unwrap().has(C_READ_PENDING)).unwrap()
+    });
+    assert!(!events()[n..]
+        .iter()
+        .any(|e| matches!(e, Ev::Request { .. })));
+    with(|r| r.resume(id));
+    assert_eq!(h.request(n).1, 1);
+}
+
+#[test]
+fn destroy_with_reset_sends_rst_and_tells_a_watching_js() {
+    let h = Harness::new(0, 5000);
+    let mut c = h.connect();
+    c.write_all(GET).unwrap();
+    let (id, _, _) = h.request(0);
+    assert!(with(|r| r.watch(id, true)).unwrap());
+    with(|r| r.destroy(id, true));
+    assert!(!with(|r| r.watch(id, true)).unwrap());
+    h.until("close", || events().contains(&Ev::Close(id, 0)));
+    assert!(events().contains(&Ev::Released(id)));
+    let mut buf = [0u8; 16];
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let err = loop {
+        match c.read(&mut buf) {
+            Err(e) if e.kind() == ErrorKind::WouldBlock && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(1))
+            }
+            other => break other,
+        }
+    };
+    assert_eq!(err.unwrap_err().kind(), ErrorKind::ConnectionReset);
+}
+
+#[test]
+fn an_upgrade_decided_hands_the_connection_over() {
+    let h = Harness::new(S_HAS_UPGRADE | S_UPGRADE_CALLBACK, 5000);
+    DECIDE.with(|d| d.set(Some(true)));
+    let mut c = h.connect();
+    c.write_all(b"GET /ws HTTP/1.1\r\nHost: x\r\nConnection: upgrade\r\nUpgrade: x\r\n\r\n")
+        .unwrap();
+    let (id, _, flags) = h.request(0);
+    assert!(flags & F_ASK_UPGRADE != 0);
+    with(|r| r.decide_upgrade(id, true));
+    assert!(with(|r| r.conn(id).unwrap().http.is_upgraded()).unwrap());
+    c.write_all(b"raw bytes").unwrap();
+    h.until("raw data", || {
+        events().contains(&Ev::Data(id, b"raw bytes".to_vec()))
+    });
+    // Written back as they are, no HTTP framing.
+    with(|r| r.write_with(id, |t| t.extend_from_slice(b"pong")));
+    with(|r| r.flush_writes(id, 16384.0));
+    let (got, _) = h.read(&mut c, |b| b.len() >= 4);
+    assert_eq!(got, b"pong");
+}
+
+#[test]
+fn the_keep_alive_timeout_closes_an_idle_connection_unless_js_set_its_own() {
+    let h = Harness::new(0, 1000);
+    let mut c = h.connect();
+    c.write_all(GET).unwrap();
+    let (id, seq, _) = h.request(0);
+    hello(id, seq, b"1", Respond::default());
+    assert!(with(|r| r.conn(id).unwrap().http.keep_alive_idle).unwrap());
+    assert_eq!(with(|r| r.conn(id).unwrap().timeout_ms), Some(1000));
+    CLOCK.with(|t| t.set(t.get() + 999));
+    run_timers::<TestSink>();
+    assert!(with(|r| r.conn(id).is_some()).unwrap());
+    CLOCK.with(|t| t.set(t.get() + 2));
+    run_timers::<TestSink>();
+    assert!(with(|r| r.conn(id).is_none()).unwrap());
+    let (_, ended) = h.read(&mut c, |_| false);
+    assert!(ended);
+
+    // socket.setTimeout from JS: the idle time is its own, and JS hears the timeout.
+    let mut c = h.connect();
+    c.write_all(GET).unwrap();
+    let n = events().len();
+    let (id, seq, _) = h.request(n);
+    hello(id, seq, b"1", Respond::default());
+    assert!(with(|r| r.watch(id, true)).unwrap());
+    with(|r| r.set_idle_timeout(id, 3000));
+    assert!(!with(|r| r.conn(id).unwrap().http.keep_alive_idle).unwrap());
+    CLOCK.with(|t| t.set(t.get() + 3001));
+    run_timers::<TestSink>();
+    assert!(events().contains(&Ev::Timeout(id)));
+}
