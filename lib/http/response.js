@@ -149,6 +149,21 @@ function plainEncoding(encoding) {
     Buffer.isEncoding(encoding);
 }
 
+/**
+ * Whether end() can hand the whole response to the addon in one call (head, body and
+ * framing) instead of running node's end(): a response of fast-http's server whose socket is
+ * its own, or that waits its turn on it, still speaking HTTP; nothing written or queued yet;
+ * and nothing node's path would do differently (strictContentLength's check, a cork, an
+ * app's socket.write, a chunk type or encoding only node's path handles or reports).
+ */
+function oneCallEnd(res, socket, waiting, chunk, encoding) {
+  return !res.finished && !res._headerSent && socket !== null &&
+    (socket._httpMessage === res || waiting) && socket[kMode] === 0 && !socket.destroyed &&
+    res.outputData.length === 0 && !res.strictContentLength && !(res[kCorked] > 0) &&
+    socket.write === socketWrite &&
+    (!chunk || ((typeof chunk === 'string' || isUint8Array(chunk)) && plainEncoding(encoding)));
+}
+
 ServerResponse.prototype.end = function end(chunk, encoding, callback) {
   if (typeof chunk === 'function') {
     callback = chunk;
@@ -166,33 +181,23 @@ ServerResponse.prototype.end = function end(chunk, encoding, callback) {
     socket = this.req?.socket ?? null;
     waiting = socket !== null && socket[kState] != null && socket[kState].isWaiting(this);
   }
-  if (this.finished || this._headerSent || socket === null ||
-      (socket._httpMessage !== this && !waiting) || socket[kMode] !== 0 ||
-      socket.destroyed || this.outputData.length !== 0 || this.strictContentLength ||
-      this[kCorked] > 0 || socket.write !== socketWrite || (chunk && !plainEncoding(encoding))) {
+  if (!oneCallEnd(this, socket, waiting, chunk, encoding)) {
     return nodeEnd.call(this, chunk, encoding, callback);
   }
   let body;
   let len = 0;
   if (chunk) {
-    if (typeof chunk === 'string') {
-      if (encoding && encoding !== 'utf8' && encoding !== 'utf-8') {
-        body = Buffer.from(chunk, encoding);
-        len = body.length;
-      } else {
-        body = chunk;
-        len = this._header ? 0 : Buffer.byteLength(chunk);
-      }
-    } else if (isUint8Array(chunk)) {
+    if (typeof chunk !== 'string') {
       body = chunk;
       len = chunk.byteLength;
+    } else if (encoding && encoding !== 'utf8' && encoding !== 'utf-8') {
+      body = Buffer.from(chunk, encoding);
+      len = body.length;
     } else {
-      return nodeEnd.call(this, chunk, encoding, callback);
+      body = chunk;
+      len = this._header ? 0 : Buffer.byteLength(chunk);
     }
   }
-  const id = socket[kId];
-  const seq = this[kSeq];
-  let written;
   let head = this[kHead];
   if (!this._header) {
     this._contentLength = len;
@@ -206,42 +211,54 @@ ServerResponse.prototype.end = function end(chunk, encoding, callback) {
       if (head === null) return nodeEnd.call(this, chunk, encoding, callback);
     }
   }
+  const written = writeNative(this, socket[kId], head, body, waiting);
+  return endAfterNative(this, socket, waiting, written, callback);
+};
+
+/** The one call: the decided head (or node's head text) with the body, framed. */
+function writeNative(res, id, head, body, waiting) {
+  const tentative = waiting ? R_TENTATIVE : 0;
+  let written;
   if (head !== null) {
-    this[kHead] = null;
-    const flags = head.flags | bodyFlags(this) | headEncoding(this, body) |
-      (waiting ? R_TENTATIVE : 0);
-    written = binding.respond(id, seq, this.statusCode, head.reason, head.lines,
-      (flags & R_NO_BODY) ? undefined : body, flags, this._trailer);
-    this._header = NATIVE_HEAD;
+    res[kHead] = null;
+    const flags = head.flags | bodyFlags(res) | headEncoding(res, body) | tentative;
+    written = binding.respond(id, res[kSeq], res.statusCode, head.reason, head.lines,
+      (flags & R_NO_BODY) ? undefined : body, flags, res._trailer);
+    res._header = NATIVE_HEAD;
   } else {
-    const flags = bodyFlags(this) | headEncoding(this, body) | (waiting ? R_TENTATIVE : 0);
-    written = binding.send(id, seq, this._header, (flags & R_NO_BODY) ? undefined : body, flags,
-      this._trailer);
+    const flags = bodyFlags(res) | headEncoding(res, body) | tentative;
+    written = binding.send(id, res[kSeq], res._header, (flags & R_NO_BODY) ? undefined : body,
+      flags, res._trailer);
   }
-  this[kNativeDone] = written >= 0;
-  this._headerSent = true;
+  res[kNativeDone] = written >= 0;
+  res._headerSent = true;
   // The addon framed the body already: node's end() must not write the last chunk again.
-  this.chunkedEncoding = false;
+  res.chunkedEncoding = false;
+  return written;
+}
+
+/** node's end() for the bookkeeping ('prefinish', 'finish', callbacks), with nothing to write. */
+function endAfterNative(res, socket, waiting, written, callback) {
   if (waiting && written > 0) {
     // Until its turn, node keeps a waiting response's bytes in outputData and its
     // 'finish' behind them: count the bytes the addon holds for it the same way, so
     // node's end() queues 'finish' there and _flush() on assignment releases it. They count
     // toward the connection's pending output too (node's flood protection pauses reading).
-    this.outputSize = written;
-    this._onPendingData(written);
+    res.outputSize = written;
+    res._onPendingData(written);
   }
-  if (waiting || !socket[kLazy]) return nodeEnd.call(this, null, null, callback);
+  if (waiting || !socket[kLazy]) return nodeEnd.call(res, null, null, callback);
   // node's end() fully uncorks the socket through its WritableState; a socket without
   // states was never corked, so end() runs detached from it (making no states), and the
   // step it skipped for want of a socket follows.
-  this.socket = null;
+  res.socket = null;
   try {
-    nodeEnd.call(this, null, null, callback);
+    nodeEnd.call(res, null, null, callback);
   } finally {
-    this.socket = socket;
+    res.socket = socket;
   }
-  if (this.outputData.length === 0 && socket._httpMessage === this) this._finish();
-  return this;
-};
+  if (res.outputData.length === 0 && socket._httpMessage === res) res._finish();
+  return res;
+}
 
 module.exports = { ServerResponse, NATIVE_HEAD };
