@@ -1,11 +1,26 @@
 'use strict';
-// `node -r fast-http/register app.js` (or `require('fast-http/register')` first thing in an
-// app): node:http's server becomes fast-http's. The http module is patched when it is first
-// required, not loaded here, so startup stays as fast as before.
+// `node -r fast-http/register app.js`, `node --import fast-http/register app.js` (or
+// `require('fast-http/register')` first thing in an app): node:http's server becomes
+// fast-http's, however the app or its dependencies reach node:http (require, static or
+// dynamic import, `http` or `node:http`, process.getBuiltinModule). fast-http itself (its
+// server code and the addon) is loaded when something first takes node:http, not here: an app
+// that never serves http pays only for what is below (figures in the README's "Use").
 const Module = require('node:module');
+const path = require('node:path');
 const stats = require('./internal/stats');
 
+const SERVER_EXPORTS = ['createServer', 'Server', 'IncomingMessage', 'ServerResponse'];
+const libDir = __dirname + path.sep;
+
 let patched = false;
+// True while fast-http's own modules load: they take node's classes from node:http.
+let loading = false;
+// node:http's own values, kept while the getters below stand in for them.
+let originals = null;
+// Server exports the app assigned itself while they were getters: patch() leaves them.
+const assigned = new Set();
+// module.registerHooks()' handle while its resolve hook waits for node:http.
+let hooks = null;
 
 /**
  * fast-http's API, or null when its addon cannot load: the app then keeps node:http, with the
@@ -27,55 +42,129 @@ function loadFast() {
   return fast.native ? fast : null;
 }
 
+function setValue(http, name, value) {
+  Object.defineProperty(http, name, { value, writable: true, enumerable: true, configurable: true });
+}
+
 function patch(http) {
   if (patched) return http;
   patched = true;
-  const fast = loadFast();
+  let fast = null;
+  loading = true;
+  try {
+    fast = loadFast();
+  } finally {
+    loading = false;
+    // Whatever happens, the getters go: node's values come back, then fast-http's over them.
+    if (originals !== null) {
+      for (const name of SERVER_EXPORTS) {
+        if (Object.getOwnPropertyDescriptor(http, name)?.get !== undefined) {
+          setValue(http, name, originals[name]);
+        }
+      }
+      originals = null;
+    }
+  }
+  // The hook has done its work (a failed load leaves node:http as it is for good).
+  hooks?.deregister();
+  hooks = null;
   if (fast === null) return http;
-  http.createServer = fast.createServer;
-  http.Server = fast.Server;
-  http.IncomingMessage = fast.IncomingMessage;
-  http.ServerResponse = fast.ServerResponse;
+  for (const name of SERVER_EXPORTS) {
+    if (!assigned.has(name)) http[name] = fast[name];
+  }
   // ESM `import { createServer } from 'node:http'` sees the patched functions too.
   Module.syncBuiltinESMExports();
   return http;
 }
 
-const libDir = __dirname;
+function isHttp(request) {
+  return request === 'http' || request === 'node:http';
+}
+
+// require('http') / require('node:http'), from the app or any dependency.
 const originalLoad = Module._load;
 Module._load = function load(request, parent, isMain) {
   const exports = originalLoad.apply(this, arguments);
   // fast-http's own modules load node's http as it is (they capture node's classes).
-  if (!patched && (request === 'http' || request === 'node:http') &&
-      !(parent?.filename && parent.filename.startsWith(libDir))) {
+  if (!patched && isHttp(request) && !parent?.filename?.startsWith(libDir)) {
     patch(exports);
   }
   return exports;
 };
 
-// An ESM entry point imports node:http without Module._load: patch before it runs.
-const entry = process.argv[1] || '';
-if (/\.mjs$/.test(entry) || process.execArgv.some((a) => a.startsWith('--import')) ||
-    isModulePackage(entry)) {
-  patch(require('node:http'));
+// ESM imports of node:http do not go through Module._load, and nothing in an entry file's
+// name says whether some module will import it (a CommonJS app's import() of an ESM
+// dependency, .mts, .ts under type stripping, require() of ESM). Two ways to see them:
+if (typeof Module.registerHooks === 'function') {
+  // Node 22.15+ / 23.5+: resolution hooks run in this thread, synchronously, before the
+  // importing module links, so node:http is patched before anyone binds its exports. With a
+  // hook, every require and import of the app costs more (~20 us), so it goes once patched.
+  const { pathToFileURL } = require('node:url');
+  const libURL = pathToFileURL(libDir).href;
+  hooks = Module.registerHooks({
+    resolve(specifier, context, nextResolve) {
+      if (!patched && isHttp(specifier) && !context.parentURL?.startsWith(libURL)) {
+        patch(require('node:http'));
+      }
+      return nextResolve(specifier, context);
+    },
+  });
+  if (typeof process.getBuiltinModule === 'function') {
+    const getBuiltinModule = process.getBuiltinModule;
+    process.getBuiltinModule = function getBuiltinModule_(id) {
+      const mod = Reflect.apply(getBuiltinModule, this, arguments);
+      if (!patched && !loading && isHttp(id)) patch(mod);
+      return mod;
+    };
+    Object.defineProperty(process.getBuiltinModule, 'name', { value: 'getBuiltinModule' });
+  }
+} else {
+  // Older Nodes (20, 22 before 22.15): module.register()'s hooks run in a thread that costs
+  // ~40 ms of CPU at every start, and loading node:http costs ~4 ms, so node:http is loaded
+  // now and its server exports become getters that load fast-http the first time anything
+  // reads them: an import (each import of a builtin syncs its ESM facade, which reads every
+  // export), process.getBuiltinModule, or code holding the module object.
+  const http = require('node:http');
+  originals = {};
+  for (const name of SERVER_EXPORTS) {
+    originals[name] = http[name];
+    const get = function get() {
+      if (loading || readByFastHttp(get)) return originals[name];
+      patch(http);
+      return http[name];
+    };
+    Object.defineProperty(http, name, {
+      enumerable: true,
+      configurable: true,
+      get,
+      set(value) {
+        // What an app assigns before anything read the export stays, as on node:http.
+        assigned.add(name);
+        setValue(http, name, value);
+      },
+    });
+  }
 }
 
-function isModulePackage(file) {
-  if (!file || /\.c?js$/.test(file) === false) return false;
-  if (/\.cjs$/.test(file)) return false;
+/**
+ * Whether the code reading a getter is fast-http's own (taking node's classes, e.g. an app's
+ * `require('fast-http')` under register): it must get node's value, and not start a patch
+ * that would load fast-http again from inside its own loading.
+ */
+function readByFastHttp(getter) {
+  const { prepareStackTrace, stackTraceLimit } = Error;
+  const holder = {};
   try {
-    const path = require('node:path');
-    const fs = require('node:fs');
-    let dir = path.dirname(path.resolve(file));
-    for (;;) {
-      const pj = path.join(dir, 'package.json');
-      if (fs.existsSync(pj)) return JSON.parse(fs.readFileSync(pj, 'utf8')).type === 'module';
-      const up = path.dirname(dir);
-      if (up === dir) return false;
-      dir = up;
-    }
+    Error.stackTraceLimit = 1;
+    Error.prepareStackTrace = (_, frames) => frames;
+    Error.captureStackTrace(holder, getter);
+    const file = holder.stack[0]?.getFileName();
+    return typeof file === 'string' && file.startsWith(libDir) && file !== __filename;
   } catch {
     return false;
+  } finally {
+    Error.prepareStackTrace = prepareStackTrace;
+    Error.stackTraceLimit = stackTraceLimit;
   }
 }
 

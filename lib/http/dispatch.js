@@ -512,9 +512,31 @@ function onClientError(sid, id, code, reason, rawPacket, bytesParsed) {
   const server = servers[sid];
   if (server === undefined) return;
   const socket = socketFor(server, id);
-  const err = code === 'ERR_HTTP_REQUEST_TIMEOUT' ? errors.ERR_HTTP_REQUEST_TIMEOUT()
-    : errors.parseError(code, reason, bytesParsed, rawPacket);
-  socketOnError.call(socket, err);
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    socketOnError.call(socket, errors.ERR_HTTP_REQUEST_TIMEOUT());
+  } else if (rawPacket === undefined) {
+    socketOnEndError(socket, code, reason);
+  } else {
+    socketOnError.call(socket, errors.parseError(code, reason, bytesParsed, rawPacket));
+  }
+}
+
+/**
+ * The peer's FIN cut a message short. node's socket emits 'end' first; its socketOnEnd
+ * (the first 'end' listener, added at the connection) then gets the error of
+ * parser.finish(): 'Parse Error' with neither the reason in the message nor a rawPacket
+ * (llhttp_finish is not parser.execute, whose errors prepareError() completes).
+ */
+function socketOnEndError(socket, code, reason) {
+  const err = new Error('Parse Error');
+  err.bytesParsed = 0;
+  err.code = code;
+  err.reason = reason;
+  socket.prependOnceListener('end', function socketOnEnd() {
+    socketOnError.call(this, err);
+  });
+  socket.push(null);
+  socket.read(0);
 }
 
 function noop() {}

@@ -90,9 +90,11 @@ const nodePrependListener = NodeIncomingMessage.prototype.prependListener;
 
 // node marks a request as being consumed in _read(); a body that arrived with the head is
 // read without _read() ever running, so mark it on read() too (resOnFinish must not dump a
-// request the app is reading).
+// request the app is reading). Not on read(0), which reads nothing: resume() calls it on
+// the next tick, and node then calls _read() (and so consumes) only when the buffer is
+// below its high-water mark; a paused request whose buffer is full is dumped.
 IncomingMessage.prototype.read = function read(n) {
-  this._consuming = true;
+  if (n !== 0) this._consuming = true;
   return nodeRead.call(this, n);
 };
 

@@ -1,10 +1,35 @@
 'use strict';
 // FAST_HTTP_STATS=<file>: one JSON line per process at exit, saying what fast-http served
-// natively and what went through the fallback (Node's own http machinery).
+// natively and what went through the fallback (Node's own http machinery). Servers usually
+// stop by Ctrl-C or SIGTERM, so the line is also written on SIGINT / SIGTERM / SIGHUP,
+// without changing what the signal does.
 const fs = require('node:fs');
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 const counters = { serversCreated: 0, fallbackConnections: 0, injectedConnections: 0 };
 let hooked = false;
+let written = false;
+
+function write(file) {
+  if (written) return;
+  written = true;
+  let native = [0, 0, 0];
+  try {
+    native = require('./native').binding.stats();
+  } catch {}
+  const line = {
+    pid: process.pid,
+    serversCreated: counters.serversCreated,
+    connectionsAccepted: native[1],
+    requestsDispatched: native[2],
+    fallbackConnections: counters.fallbackConnections,
+    injectedConnections: counters.injectedConnections,
+  };
+  try {
+    fs.appendFileSync(file, JSON.stringify(line) + '\n');
+  } catch {}
+}
 
 function hook() {
   // Read once: process.env is a lookup in the environment on every access.
@@ -12,23 +37,22 @@ function hook() {
   hooked = true;
   const file = process.env.FAST_HTTP_STATS;
   if (!file) return;
-  process.on('exit', () => {
-    let native = [0, 0, 0];
-    try {
-      native = require('./native').binding.stats();
-    } catch {}
-    const line = {
-      pid: process.pid,
-      serversCreated: counters.serversCreated,
-      connectionsAccepted: native[1],
-      requestsDispatched: native[2],
-      fallbackConnections: counters.fallbackConnections,
-      injectedConnections: counters.injectedConnections,
-    };
-    try {
-      fs.appendFileSync(file, JSON.stringify(line) + '\n');
-    } catch {}
-  });
+  process.on('exit', () => write(file));
+  // Signals reach the main thread only.
+  if (!require('node:worker_threads').isMainThread) return;
+  for (const signal of SIGNALS) {
+    // A listener turns off the signal's default action (death). Ours runs first (prepended),
+    // so it sees the app's listeners, `once` ones included, before they run: with any, the
+    // app decides what the signal does and the line waits for its exit; with none, the
+    // process would have died by the signal, so the line is written, ours removed, and the
+    // signal raised again with the default action back.
+    process.prependListener(signal, function onSignal() {
+      if (process.listenerCount(signal) > 1) return;
+      write(file);
+      process.removeListener(signal, onSignal);
+      process.kill(process.pid, signal);
+    });
+  }
 }
 
 function serverCreated() {

@@ -171,10 +171,12 @@ fn release_ctx(env: Env, c: ConnCtx) {
 }
 
 /// Calls callback `cb` with the values `build` creates, in connection `id`'s context.
-fn call<const N: usize>(cb: Cb, id: Option<u64>, build: impl FnOnce(Env) -> [Value; N]) {
+/// Returns true when it threw (the exception went to Node's uncaught-exception path).
+fn call<const N: usize>(cb: Cb, id: Option<u64>, build: impl FnOnce(Env) -> [Value; N]) -> bool {
     let Some(env) = JS.with(|j| j.borrow().as_ref().map(|j| j.env)) else {
-        return;
+        return false;
     };
+    let mut threw = false;
     // A scope's handle scope holds the values of all its calls (a handle scope per call was
     // an allocation and a free in Node per request).
     let scoped = DEPTH.with(Cell::get) > 0;
@@ -209,6 +211,7 @@ fn call<const N: usize>(cb: Cb, id: Option<u64>, build: impl FnOnce(Env) -> [Val
             }
         };
         if status == sys::Status::napi_pending_exception {
+            threw = true;
             uncaught(env);
         }
     }
@@ -216,6 +219,7 @@ fn call<const N: usize>(cb: Cb, id: Option<u64>, build: impl FnOnce(Env) -> [Val
         // SAFETY: closes the scope opened above.
         unsafe { sys::napi_close_handle_scope(env, handles) };
     }
+    threw
 }
 
 /// Hands a pending exception to Node's uncaught-exception path, as a throwing node:http
@@ -356,7 +360,7 @@ impl Sink for JsSink {
         });
     }
 
-    fn request(q: &Request<'_>) {
+    fn request(q: &Request<'_>) -> bool {
         call(Cb::Request, Some(q.id), |env| {
             [
                 napi::u32v(env, q.sid),
@@ -368,17 +372,17 @@ impl Sink for JsSink {
                 napi::u32v(env, q.flags),
                 bytes_or_undefined(env, q.body),
             ]
-        });
+        })
     }
 
-    fn body(id: u64, seq: u32, chunk: &[u8]) {
+    fn body(id: u64, seq: u32, chunk: &[u8]) -> bool {
         call(Cb::Body, Some(id), |env| {
             [
                 f64v(env, id),
                 napi::u32v(env, seq),
                 napi::buffer_copy(env, chunk),
             ]
-        });
+        })
     }
 
     fn body_end(id: u64, seq: u32, trailers: Option<&[u8]>) {

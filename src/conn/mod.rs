@@ -642,8 +642,9 @@ impl Http1 {
         }
     }
 
-    /// Whether the connection still needs the event loop: reading (no FIN yet) or writing.
-    pub fn is_active(&self) -> bool {
-        !self.peer_eof || !self.out.is_flushed()
+    /// Whether the connection still needs the event loop: reading (`reading`: input is
+    /// wanted, and no FIN yet) or writing.
+    pub fn is_active(&self, reading: bool) -> bool {
+        (reading && !self.peer_eof) || !self.out.is_flushed()
     }
 }

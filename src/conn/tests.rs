@@ -364,7 +364,7 @@ fn end_of_input_between_requests_ends_our_side() {
     assert_eq!(h.http.eof(false), Eof::End);
     assert_eq!(h.http.writing, Writing::EndAfterFlush);
     assert_eq!(h.http.keep_alive, KeepAlive::Done);
-    assert!(!h.http.is_active() || !h.http.out.is_flushed());
+    assert!(!h.http.is_active(true) || !h.http.out.is_flushed());
     let f = h.http.flushed();
     assert!(f.fin && f.close, "both sides ended: close");
     assert_eq!(h.http.writing, Writing::Shut);
@@ -691,4 +691,19 @@ fn node26_an_accepted_upgrade_with_a_body_reads_it_first() {
             "upgrade 0 head=NEXT"
         ]
     );
+}
+
+#[test]
+fn a_connection_not_read_is_active_only_while_output_waits() {
+    let mut h = Harness::new();
+    assert!(h.http.is_active(true), "being read");
+    assert!(
+        !h.http.is_active(false),
+        "paused with nothing to write: as a socket after readStop"
+    );
+    h.actions(b"GET / HTTP/1.1\r\n\r\n");
+    h.http.out.push(0, b"HTTP/1.1 200 OK\r\n\r\n".to_vec());
+    h.http.response_done(0, false);
+    h.http.out.confirm();
+    assert!(h.http.is_active(false), "output waiting: a pending write");
 }

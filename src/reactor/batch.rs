@@ -149,6 +149,7 @@ pub fn run_poll<S: Sink>() {
         for _ in 0..4 {
             let ready = with(|r| {
                 let mut ready = Vec::with_capacity(r.events.capacity());
+                let hup_is_eof = r.hup_is_eof;
                 if r.poll.poll(&mut r.events, Some(Duration::ZERO)).is_ok() {
                     for e in r.events.iter() {
                         ready.push((
@@ -156,6 +157,7 @@ pub fn run_poll<S: Sink>() {
                             e.is_readable() || e.is_read_closed() || e.is_error(),
                             e.is_writable(),
                             e.is_read_closed() || e.is_error(),
+                            hup_is_eof && e.is_read_closed() && e.is_write_closed(),
                         ));
                     }
                 }
@@ -165,7 +167,7 @@ pub fn run_poll<S: Sink>() {
             if ready.is_empty() {
                 break;
             }
-            for (token, readable, writable, closing) in ready {
+            for (token, readable, writable, closing, hup) in ready {
                 if token & LISTENER_BIT != 0 {
                     let sid = (token & !LISTENER_BIT) as u32;
                     guarded::<S, _>(None, || io::accept_all::<S>(sid));
@@ -174,6 +176,9 @@ pub fn run_poll<S: Sink>() {
                 let Some(id) = with(|r| r.conns.id_at(token)).flatten() else {
                     continue;
                 };
+                if hup {
+                    with(|r| r.conn(id).map(|c| c.flags |= C_HUP));
+                }
                 if writable {
                     with(|r| {
                         if r.conn(id).map(|c| c.has(C_WAIT_WRITABLE)) == Some(true) {

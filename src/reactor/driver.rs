@@ -122,6 +122,8 @@ pub unsafe fn install<S: Sink>(
     }
     let mut r = Box::new(Reactor::new(poll, handles, methods));
     r.status_lines = status_lines;
+    // SAFETY: uv_version only reads a constant of the running libuv.
+    r.hup_is_eof = unsafe { uv::uv_version() } < uv::UV_1_52;
     REACTOR.with(|c| c.set(Box::into_raw(r)));
     Ok(())
 }

@@ -10,6 +10,13 @@ use crate::conn::{Action, Eof, Limits};
 use crate::proto::errors::{self, ParseError};
 use crate::proto::parse;
 
+/// A request callback threw (llhttp's error when on_headers_complete returns -1).
+const CB_HEADERS_COMPLETE: ParseError =
+    ParseError::new("HPE_CB_HEADERS_COMPLETE", "User callback error");
+
+/// A body callback threw (node sets llhttp's HPE_USER with this code and reason).
+const JS_EXCEPTION: ParseError = ParseError::new("HPE_JS_EXCEPTION", "JS Exception");
+
 /// Reads what the socket has (the registration is edge-triggered), parsing as it goes, all
 /// inside one sink scope: JS runs its ticks once at the end, as after one node:http read.
 ///
@@ -90,6 +97,10 @@ fn read_loop<S: Sink>(id: u64, drain: bool, scope: Ticks<'_, S>) {
             }
             ReadStep::Stop => return,
         }
+        if short && hup_eof(id) {
+            on_eof::<S>(id);
+            return;
+        }
         if short && !drain {
             return;
         }
@@ -103,6 +114,17 @@ fn read_loop<S: Sink>(id: u64, drain: bool, scope: Ticks<'_, S>) {
         r.yielded.push(id);
         r.handles.start_idle();
     });
+}
+
+/// libuv's uv__stream_io: after a short read on a hung-up socket that is still being read,
+/// the input has ended (the pending error, a reset, is never read).
+fn hup_eof(id: u64) -> bool {
+    with(|r| {
+        r.conn(id).is_some_and(|c| {
+            c.has(C_HUP) && !c.has(C_READ_PAUSED) && !c.http.throttled && !c.http.peer_eof
+        })
+    })
+    .unwrap_or(false)
 }
 
 fn is_tapping(id: u64) -> bool {
@@ -196,7 +218,12 @@ fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
                 off += n;
                 let discard = with(|r| r.conn(id).map(|c| c.has(C_DISCARD_BODY)));
                 if discard != Some(Some(true)) {
-                    S::body(id, seq, &rest[a..b]);
+                    if S::body(id, seq, &rest[a..b]) {
+                        // node's on_body callback threw: as after a throwing request handler,
+                        // the parser stops and fails every later read.
+                        with(|r| r.conn(id).map(|c| c.http.fail(JS_EXCEPTION.at(off))));
+                        return input.len();
+                    }
                     boundary::<S>(scope);
                 }
             }
@@ -216,7 +243,8 @@ fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
                 // A body that came whole with the head is llhttp's on_body, then its
                 // on_message_complete: JS runs its ticks between the two.
                 let inline = d.flags & parse::F_UPGRADE == 0 && d.body.is_some_and(|(a, b)| b > a);
-                S::request(&Request {
+                let head_end = off - n + d.body.map_or(n, |(a, _)| a);
+                let threw = S::request(&Request {
                     sid,
                     id,
                     seq: d.seq,
@@ -230,6 +258,15 @@ fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
                     },
                     body: d.body.map(|(a, b)| &rest[a..b]),
                 });
+                if threw {
+                    // node's on_headers_complete failed: llhttp stops there (the rest of the
+                    // read is dropped) and fails every later read with that error.
+                    with(|r| {
+                        r.conn(id)
+                            .map(|c| c.http.fail(CB_HEADERS_COMPLETE.at(head_end)))
+                    });
+                    return input.len();
+                }
                 if d.flags & parse::F_INVALID_TE != 0 {
                     // llhttp emits the request, then rejects a non-chunked request coding.
                     with(|r| r.conn(id).map(|c| c.http.fail(errors::INVALID_TE)));
@@ -248,7 +285,8 @@ fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
 
 /// A parse error (the state machine is already `Failed`). JS decides, as node:http's
 /// socketOnError does ('clientError' when anyone listens, else node's default answer), since
-/// the server's 'clientError' emit is observable.
+/// the server's 'clientError' emit is observable. Without `packet` it is the end of the input
+/// that failed (node's parser.finish() in socketOnEnd: JS ends the socket first).
 fn client_error<S: Sink>(sid: u32, id: u64, e: ParseError, packet: Option<&[u8]>) {
     // node reports a header overflow at the end of the chunk it was parsing.
     let at = if e.code == "HPE_HEADER_OVERFLOW" {
@@ -261,7 +299,7 @@ fn client_error<S: Sink>(sid: u32, id: u64, e: ParseError, packet: Option<&[u8]>
         id,
         code: e.code,
         reason: e.reason,
-        packet: Some(packet.unwrap_or(&[])),
+        packet,
         at,
     });
 }
@@ -278,7 +316,8 @@ fn on_eof<S: Sink>(id: u64) {
             c.http.fail(errors::INVALID_EOF_STATE);
         }
         r.update_conn_ref(id);
-        if tell_js {
+        // A message cut short: JS emits 'end' itself, before the error (client_error).
+        if tell_js && eof != Eof::MidMessage {
             r.defer(Deferred::End(id));
         }
         if eof == Eof::End {

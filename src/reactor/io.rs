@@ -288,6 +288,8 @@ impl Reactor {
             self.recycle(buf);
         }
         if blocked {
+            // Output waiting for the kernel keeps the loop alive, as a pending write request.
+            self.update_conn_ref(id);
             return;
         }
         if error != 0 {
@@ -305,7 +307,6 @@ impl Reactor {
         c.flags &= !C_WANT_DRAIN;
         let resume = c.http.throttled;
         c.http.throttled = false;
-        let peer_eof = c.http.peer_eof;
         let after = c.http.flushed();
         if after.fin {
             c.stream.shutdown_write();
@@ -323,9 +324,7 @@ impl Reactor {
         if resume {
             self.defer(Deferred::Resume(id));
         }
-        if peer_eof {
-            self.update_conn_ref(id);
-        }
+        self.update_conn_ref(id);
     }
 
     /// Closes the socket now. JS hears about it (onClose) asynchronously, like net.Socket's

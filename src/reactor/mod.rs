@@ -67,6 +67,10 @@ pub const C_TAP: u32 = 1 << 8;
 /// The request whose body is being read was dumped (node's req._dump()): its pieces are
 /// dropped here instead of copied into JS to be dropped there, until the body ends.
 pub const C_DISCARD_BODY: u32 = 1 << 9;
+/// The poll reported a hang-up (POLLHUP: both directions closed, as after a reset) and
+/// `Reactor::hup_is_eof`: a read shorter than the buffer is then the end of the input, and
+/// the error the socket holds is not read.
+pub const C_HUP: u32 = 1 << 10;
 
 /// A connection: its transport, its HTTP/1 state and the reactor's bookkeeping.
 pub struct Connection {
@@ -149,6 +153,10 @@ pub struct Reactor {
     handle_refd: bool,
     pub in_batch: bool,
     pub now: u64,
+    /// libuv before 1.52 (Node 20, 22) takes POLLHUP after a short read for the end of the
+    /// input (uv__stream_io), so node:http sees a request followed at once by a reset as
+    /// EOF; later libuv reads on and reports the reset (ECONNRESET).
+    pub hup_is_eof: bool,
 }
 
 thread_local! {
@@ -193,6 +201,7 @@ impl Reactor {
             handle_refd: false,
             in_batch: false,
             now: 0,
+            hup_is_eof: false,
         }
     }
 
@@ -292,6 +301,7 @@ impl Reactor {
             c.flags &= !C_READ_PAUSED;
             self.defer(Deferred::Resume(id));
         }
+        self.update_conn_ref(id);
     }
 
     /// Input that did not come from the socket (socket.push in JS).
@@ -448,10 +458,12 @@ impl Reactor {
     }
 
     /// Like a libuv handle, a connection keeps the loop alive only while it is ref'd and
-    /// active: still reading (no FIN from the peer yet) or with output to write.
+    /// active: being read (no FIN from the peer yet, and not paused: node's readStop makes a
+    /// socket inactive) or with output to write.
     fn update_conn_ref(&mut self, id: u64) {
         let Some(c) = self.conn(id) else { return };
-        let want = c.flags & C_REF != 0 && c.http.is_active();
+        let reading = c.flags & C_READ_PAUSED == 0 && !c.http.throttled;
+        let want = c.flags & C_REF != 0 && c.http.is_active(reading);
         if want == (c.flags & C_HOLDS_REF != 0) {
             return;
         }

@@ -39,8 +39,10 @@ pub trait Sink {
     fn connection(sid: u32, id: u64);
     /// A connection was closed at accept: the server is at maxConnections.
     fn drop(sid: u32, local: Option<std::net::SocketAddr>, peer: Option<std::net::SocketAddr>);
-    fn request(req: &Request<'_>);
-    fn body(id: u64, seq: u32, chunk: &[u8]);
+    /// Returns true when JS threw (node's parser fails the connection then).
+    fn request(req: &Request<'_>) -> bool;
+    /// Returns true when JS threw (node's parser fails the connection then).
+    fn body(id: u64, seq: u32, chunk: &[u8]) -> bool;
     fn body_end(id: u64, seq: u32, trailers: Option<&[u8]>);
     /// Upgrade request `seq`, whose body went through the request, upgrades now: `head` is
     /// what followed its body in the read, or None when the body is still coming.

@@ -3,7 +3,7 @@
 
 #![allow(non_camel_case_types)]
 
-use std::os::raw::c_int;
+use std::os::raw::{c_int, c_uint};
 
 #[repr(C)]
 pub struct uv_loop_t {
@@ -26,7 +26,11 @@ pub const UV_TIMER: c_int = 13;
 /// `uv_poll_event` UV_READABLE.
 pub const UV_READABLE: c_int = 1;
 
+/// libuv 1.52.0 as `uv_version()` numbers it (major << 16 | minor << 8 | patch).
+pub const UV_1_52: c_uint = 0x01_34_00;
+
 extern "C" {
+    pub fn uv_version() -> c_uint;
     pub fn uv_handle_size(kind: c_int) -> usize;
     pub fn uv_poll_init(lp: *mut uv_loop_t, handle: *mut uv_handle_t, fd: c_int) -> c_int;
     pub fn uv_poll_start(handle: *mut uv_handle_t, events: c_int, cb: uv_poll_cb) -> c_int;
