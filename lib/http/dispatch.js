@@ -22,10 +22,11 @@ const {
 const { ConnState } = require('./conn-state');
 const { askUpgrade } = require('./upgrade-callback');
 const { UpgradeStream } = require('./upgrade-stream');
+const { endedNatively } = require('./response');
 const diagnostics = require('./diagnostics');
 const errors = require('../internal/errors');
 const {
-  kId, kSeq, kState, kNativeDone, kBodyReq, kEagerHeaders, kMode, kParser, kIncoming, kConfig,
+  kId, kSeq, kState, kBodyReq, kEagerHeaders, kMode, kParser, kIncoming, kConfig,
   kAsking, kUpgradeReq, kUpgradeStream,
 } = require('../internal/symbols');
 
@@ -289,7 +290,7 @@ function assignSocket(res, socket) {
   socket._httpMessage = res;
   res.socket = socket;
   res.emit('socket', socket);
-  if (res[kNativeDone] && onlyCallbacks(res.outputData)) {
+  if (endedNatively(res) && onlyCallbacks(res.outputData)) {
     releaseWaiting(res);
   } else {
     res._flush();
@@ -347,7 +348,7 @@ function resOnFinish() {
   if (owner) detachSocket(res, socket);
   clearIncoming(req);
   process.nextTick(emitCloseNT, res);
-  if (!res[kNativeDone]) {
+  if (!endedNatively(res)) {
     // Written through the socket (node's own path): tell the addon the response is over.
     binding.finish(socket[kId], res[kSeq], !!res._last);
   }

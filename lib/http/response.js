@@ -11,7 +11,7 @@ const {
   NodeServerResponse, nodeEnd, kCorked, kOutHeaders, sameInstances,
 } = require('../internal/node-internals');
 const { binding } = require('../internal/native');
-const { kId, kSeq, kNativeDone, kMode, kState, kHead } = require('../internal/symbols');
+const { kId, kSeq, kProgress, kMode, kState, kHead } = require('../internal/symbols');
 const {
   implicitHead, explicitHead, headText, bodyFlags, checkName, checkValue,
 } = require('./response-head');
@@ -29,14 +29,33 @@ function headEncoding(res, body) {
 /** A socket whose write() the app replaced sees node's writes through it. */
 const socketWrite = FastSocket.prototype.write;
 
-/** Marks a head the addon wrote: `headersSent` is true, node's code must not send it again. */
+/**
+ * How far fast-http took a response, in one small integer (kProgress): node's fields keep
+ * the values node's own would have (`_header` a truthy text once a head exists, `headersSent`,
+ * `finished`, `writableEnded`), and nothing of ours is read back from them.
+ *
+ * HEAD_NONE: fast-http holds no head; `_header`, when set, is node's own head text.
+ * HEAD_DECIDED: writeHead() decided the head (kHead) without writing it; the one-call end()
+ *   sends it with the body, anything else that sends first turns it into node's text.
+ * HEAD_NATIVE: the addon wrote the head it was given as a decision.
+ * ENDED_NATIVE (a flag on HEAD_NONE or HEAD_NATIVE): the addon took the whole response in
+ *   one call; node's path wrote nothing of it, so it owes the addon no finish().
+ */
+const HEAD_NONE = 0;
+const HEAD_DECIDED = 1;
+const HEAD_NATIVE = 2;
+const ENDED_NATIVE = 4;
+
+/** `_header` once the addon wrote the head: truthy as node's text would be, never sent. */
 const NATIVE_HEAD = 'HTTP/1.1 (written by fast-http)\r\n\r\n';
 
-/**
- * Marks a head writeHead() decided but did not serialize (kHead keeps the decision): the
- * one-call end() sends it natively; anything else that sends first turns it into node's text.
- */
+/** `_header` while the head is only decided (HEAD_DECIDED). */
 const DECIDED_HEAD = 'HTTP/1.1 (decided by fast-http)\r\n\r\n';
+
+/** Whether the addon took the whole response in end()'s one call (see ENDED_NATIVE). */
+function endedNatively(res) {
+  return (res[kProgress] & ENDED_NATIVE) !== 0;
+}
 
 const nodeWriteHead = NodeServerResponse.prototype.writeHead;
 const nodeSetHeader = NodeServerResponse.prototype.setHeader;
@@ -68,7 +87,7 @@ function ServerResponse(req, options) {
   this._eventsCount = 0;
   NodeServerResponse.call(this, req, options);
   this[kSeq] = -1;
-  this[kNativeDone] = false;
+  this[kProgress] = HEAD_NONE;
   this[kHead] = null;
 }
 Object.setPrototypeOf(ServerResponse.prototype, NodeServerResponse.prototype);
@@ -100,6 +119,7 @@ ServerResponse.prototype.writeHead = function writeHead(statusCode, reason, obj)
     explicitHead(this, headers, reasonGiven);
   if (head === null) return nodeWriteHead.apply(this, arguments);
   this[kHead] = head;
+  this[kProgress] = HEAD_DECIDED;
   this._header = DECIDED_HEAD;
   this._headerSent = false;
   return this;
@@ -130,10 +150,9 @@ ServerResponse.prototype.setHeader = function setHeader(name, value) {
 };
 
 ServerResponse.prototype._send = function _send(data, encoding, callback, byteLength) {
-  const head = this[kHead];
-  if (head !== null) {
-    this[kHead] = null;
-    this._header = headText(this, head);
+  if (this[kProgress] === HEAD_DECIDED) {
+    this[kProgress] = HEAD_NONE;
+    this._header = headText(this, this[kHead]);
   }
   return nodeSend.call(this, data, encoding, callback, byteLength);
 };
@@ -198,39 +217,43 @@ ServerResponse.prototype.end = function end(chunk, encoding, callback) {
       len = this._header ? 0 : Buffer.byteLength(chunk);
     }
   }
-  let head = this[kHead];
-  if (!this._header) {
-    this._contentLength = len;
-    if (hooked(this)) {
-      // node's end() goes through this._implicitHeader() → this.writeHead(statusCode).
-      this._implicitHeader();
-      head = this[kHead];
-      if (this._headerSent || this.finished) return nodeEnd.call(this, chunk, encoding, callback);
-    } else {
-      head = implicitHead(this);
-      if (head === null) return nodeEnd.call(this, chunk, encoding, callback);
-    }
-  }
+  const head = endHead(this, len);
+  if (head === false) return nodeEnd.call(this, chunk, encoding, callback);
   const written = writeNative(this, socket[kId], head, body, waiting);
   return endAfterNative(this, socket, waiting, written, callback);
 };
+
+/**
+ * The head end()'s one call sends: writeHead()'s decision, or one made now as node's implicit
+ * writeHead would; null when `_header` is node's own head text; false when node's end() must
+ * run instead. `len`: the body's length, for a head decided now.
+ */
+function endHead(res, len) {
+  if (res._header) return res[kProgress] === HEAD_DECIDED ? res[kHead] : null;
+  res._contentLength = len;
+  if (!hooked(res)) return implicitHead(res) ?? false;
+  // node's end() goes through this._implicitHeader() → this.writeHead(statusCode).
+  res._implicitHeader();
+  if (res._headerSent || res.finished) return false;
+  return res[kProgress] === HEAD_DECIDED ? res[kHead] : null;
+}
 
 /** The one call: the decided head (or node's head text) with the body, framed. */
 function writeNative(res, id, head, body, waiting) {
   const tentative = waiting ? R_TENTATIVE : 0;
   let written;
   if (head !== null) {
-    res[kHead] = null;
     const flags = head.flags | bodyFlags(res) | headEncoding(res, body) | tentative;
     written = binding.respond(id, res[kSeq], res.statusCode, head.reason, head.lines,
       (flags & R_NO_BODY) ? undefined : body, flags, res._trailer);
     res._header = NATIVE_HEAD;
+    res[kProgress] = written >= 0 ? HEAD_NATIVE | ENDED_NATIVE : HEAD_NATIVE;
   } else {
     const flags = bodyFlags(res) | headEncoding(res, body) | tentative;
     written = binding.send(id, res[kSeq], res._header, (flags & R_NO_BODY) ? undefined : body,
       flags, res._trailer);
+    if (written >= 0) res[kProgress] = ENDED_NATIVE;
   }
-  res[kNativeDone] = written >= 0;
   res._headerSent = true;
   // The addon framed the body already: node's end() must not write the last chunk again.
   res.chunkedEncoding = false;
@@ -261,4 +284,4 @@ function endAfterNative(res, socket, waiting, written, callback) {
   return res;
 }
 
-module.exports = { ServerResponse, NATIVE_HEAD };
+module.exports = { ServerResponse, NATIVE_HEAD, endedNatively };
