@@ -214,9 +214,9 @@ function onClusterConnection(err, clientHandle) {
   const r = binding.adoptConnection(this[kSid], clientHandle.fd);
   clientHandle.close();
   if (!Array.isArray(r)) return;
-  const dispatch = require('./dispatch');
-  if (r.length === 1) dispatch.onDrop(this[kSid], r[0]);
-  else if (r[1]) dispatch.onConnection(this[kSid], r[0]);
+  const events = require('./native-events');
+  if (r.length === 1) events.onDrop(this[kSid], r[0]);
+  else if (r[1]) events.onConnection(this[kSid], r[0]);
 }
 
 /** This process binds and listens itself (not a cluster worker, or `exclusive`). */
