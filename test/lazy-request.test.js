@@ -9,6 +9,7 @@ const nodeHttp = require('node:http');
 const { finished } = require('node:stream');
 const { inspect } = require('node:util');
 const fastHttp = require('..');
+const { trackConnections, sendPieces } = require('./helpers/server-read');
 
 function state(req) {
   return [
@@ -176,18 +177,22 @@ test('a body-less request has the fields, order and class of one node constructs
     req.resume();
     req.on('end', () => res.end('ok'));
   });
+  const connections = trackConnections(server);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
   for (const method of ['GET', 'POST']) {
     const body = method === 'POST' ? 'x' : '';
-    await new Promise((resolve, reject) => {
-      const sock = net.connect(port, '127.0.0.1');
+    const sock = net.connect(port, '127.0.0.1');
+    const answered = new Promise((resolve, reject) => {
       sock.on('error', reject);
       sock.on('data', (d) => { if (String(d).endsWith('ok')) { sock.destroy(); resolve(); } });
-      sock.write(`${method} / HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n`);
-      // The POST body comes in a second packet: that request is made by the constructor.
-      if (body) setTimeout(() => sock.write(body), 20);
     });
+    // The POST body comes in a read of its own, after the head's: that request is made by
+    // the constructor.
+    await sendPieces(connections, sock,
+      [`${method} / HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n`,
+        ...(body ? [body] : [])]);
+    await answered;
   }
   server.close();
   assert.equal(seen.GET.cls, true);

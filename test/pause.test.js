@@ -7,11 +7,18 @@ const assert = require('node:assert/strict');
 const net = require('node:net');
 const { PassThrough } = require('node:stream');
 const { both } = require('./helpers/both');
+const { trackConnections, sendPieces, waitForRead } = require('./helpers/server-read');
 
 const UPGRADE = 'GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: test\r\n\r\n';
 
-test('a request socket paused once stays paused until resumed', async () => {
+test('a request socket paused once stays paused until resumed', { timeout: 30000 }, async () => {
   const logs = await both((impl, log, done) => {
+    // The client sends the rest once the server has read (and paused at) the first piece;
+    // the server resumes once that rest is on its way.
+    let restSent;
+    const rest = new Promise((resolve) => {
+      restSent = resolve;
+    });
     const server = impl.createServer((req, res) => {
       log.push(`request ${req.url}`);
       req.on('data', (d) => log.push(`body ${d.length}`));
@@ -21,16 +28,19 @@ test('a request socket paused once stays paused until resumed', async () => {
       // and the next request wait for resume().
       req.once('data', () => {
         req.socket.pause();
-        setTimeout(() => {
+        rest.then(() => {
           log.push('resume');
           req.socket.resume();
-        }, 200);
+        });
       });
     });
+    const connections = trackConnections(server);
     server.listen(0, '127.0.0.1', () => {
-      const client = net.connect(server.address().port, '127.0.0.1', () => {
-        client.write('POST /1 HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345');
-        setTimeout(() => client.write('67890GET /2 HTTP/1.1\r\nHost: x\r\n\r\n'), 80);
+      const client = net.connect(server.address().port, '127.0.0.1', async () => {
+        const first = 'POST /1 HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345';
+        client.write(first);
+        await waitForRead(await connections.of(client), first.length);
+        client.write('67890GET /2 HTTP/1.1\r\nHost: x\r\n\r\n', () => setImmediate(restSent));
       });
       let responses = 0;
       client.on('data', (d) => {
@@ -57,7 +67,7 @@ for (const [how, flow, pause] of [
   }, (socket, sink) => socket.unpipe(sink)],
 ]) {
   test(`an upgraded socket paused ${how} sees the peer's FIN and the server closes`,
-    async () => {
+    { timeout: 30000 }, async () => {
       const logs = await both((impl, log, done) => {
         const server = impl.createServer();
         server.on('upgrade', (req, socket) => {
@@ -80,12 +90,12 @@ for (const [how, flow, pause] of [
             });
           });
         });
+        // The protocol bytes and then the FIN each once the server has read what came
+        // before: 'abc' is data (not the upgrade's head) and the FIN comes after the pause.
+        const connections = trackConnections(server);
         server.listen(0, '127.0.0.1', () => {
-          const client = net.connect(server.address().port, '127.0.0.1', () => {
-            client.write(UPGRADE);
-            setTimeout(() => client.write('abc'), 30);
-            setTimeout(() => client.end(), 150);
-          });
+          const client = net.connect(server.address().port, '127.0.0.1');
+          sendPieces(connections, client, [UPGRADE, 'abc'], { end: true });
           client.resume();
         });
       });
@@ -95,25 +105,30 @@ for (const [how, flow, pause] of [
     });
 }
 
-test('a paused upgraded socket emits no data until resumed', async () => {
+test('a paused upgraded socket emits no data until resumed', { timeout: 30000 }, async () => {
   const logs = await both((impl, log, done) => {
+    // A paused upgraded socket still reads into its buffer: it resumes once it has read
+    // 'abc', which the client sends once the server has read the upgrade request.
+    let abcRead;
+    const read = new Promise((resolve) => {
+      abcRead = resolve;
+    });
     const server = impl.createServer();
     server.on('upgrade', (req, socket) => {
       socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: test\r\n\r\n');
       socket.pause();
       socket.on('data', (d) => log.push(`data ${d}`));
-      setTimeout(() => {
+      read.then(() => {
         log.push('resume');
         socket.resume();
         socket.end();
-      }, 150);
+      });
       socket.on('close', () => server.close(done));
     });
+    const connections = trackConnections(server);
     server.listen(0, '127.0.0.1', () => {
-      const client = net.connect(server.address().port, '127.0.0.1', () => {
-        client.write(UPGRADE);
-        setTimeout(() => client.write('abc'), 30);
-      });
+      const client = net.connect(server.address().port, '127.0.0.1');
+      sendPieces(connections, client, [UPGRADE, 'abc']).then(abcRead);
       client.resume();
       client.on('end', () => client.end());
     });

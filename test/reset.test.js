@@ -5,8 +5,9 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
 const { both } = require('./helpers/both');
+const { waitForConnections } = require('./helpers/server-read');
 
-test('a connection reset before any request is a clientError (ECONNRESET)', async () => {
+test('a connection reset before any request is a clientError (ECONNRESET)', { timeout: 30000 }, async () => {
   const logs = await both((impl, log, done) => {
     const server = impl.createServer((req, res) => res.end('x'));
     server.on('clientError', (err, socket) => {
@@ -16,7 +17,8 @@ test('a connection reset before any request is a clientError (ECONNRESET)', asyn
     });
     server.listen(0, '127.0.0.1', () => {
       const client = net.connect(server.address().port, '127.0.0.1', () => {
-        setTimeout(() => client.resetAndDestroy(), 20);
+        // Reset once the server has accepted the connection (it has a socket for it).
+        waitForConnections(server).then(() => client.resetAndDestroy());
       });
     });
   });
@@ -24,7 +26,7 @@ test('a connection reset before any request is a clientError (ECONNRESET)', asyn
   assert.deepEqual(logs['node:http'], ['clientError ECONNRESET read true']);
 });
 
-test('without a clientError listener a reset connection just goes away', async () => {
+test('without a clientError listener a reset connection just goes away', { timeout: 30000 }, async () => {
   const logs = await both((impl, log, done) => {
     const server = impl.createServer((req, res) => res.end('x'));
     server.on('connection', (socket) => socket.on('close', () => {
@@ -33,7 +35,8 @@ test('without a clientError listener a reset connection just goes away', async (
     }));
     server.listen(0, '127.0.0.1', () => {
       const client = net.connect(server.address().port, '127.0.0.1', () => {
-        setTimeout(() => client.resetAndDestroy(), 20);
+        // Reset once the server has accepted the connection (it has a socket for it).
+        waitForConnections(server).then(() => client.resetAndDestroy());
       });
     });
   });

@@ -7,12 +7,14 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
 const { both } = require('./helpers/both');
+const { trackConnections, sendPieces } = require('./helpers/server-read');
 
 const HEAD = 'POST /u HTTP/1.1\r\nHost: x\r\nConnection: upgrade\r\nUpgrade: foo\r\n';
 
 /**
  * A server whose 'upgrade' handler logs what it gets and echoes the protocol's bytes with a
- * prefix; the client sends `writes` 30 ms apart, then ends. `readReq`: the handler reads the
+ * prefix; the client sends `writes`, each once the server has read the one before (so each is
+ * one read on both servers), then ends. `readReq`: the handler reads the
  * body (else only the upgrade stream is read, which must start the body flowing).
  */
 function scenario(writes, { readReq = true, serverOptions = {}, callback } = {}) {
@@ -23,6 +25,7 @@ function scenario(writes, { readReq = true, serverOptions = {}, callback } = {})
       res.end('plain');
     });
     if (callback) server.shouldUpgradeCallback = callback;
+    const connections = trackConnections(server);
     server.on('upgrade', (req, stream, head) => {
       log.push(`upgrade complete=${req.complete} head=${JSON.stringify(String(head))} ` +
         `socket=${stream === req.socket} duplex=${typeof stream.write === 'function'}`);
@@ -42,8 +45,7 @@ function scenario(writes, { readReq = true, serverOptions = {}, callback } = {})
     });
     server.listen(0, '127.0.0.1', () => {
       const client = net.connect(server.address().port, '127.0.0.1');
-      writes.forEach((w, i) => setTimeout(() => client.write(w), 30 * i));
-      setTimeout(() => client.end(), 30 * writes.length);
+      sendPieces(connections, client, writes, { end: true });
       let got = '';
       client.setEncoding('latin1');
       client.on('data', (d) => {
@@ -81,7 +83,7 @@ if (typeof require('node:http').Server.prototype.shouldUpgradeCallback === 'func
 }
 
 for (const [name, run] of Object.entries(cases)) {
-  test(name, async () => {
+  test(name, { timeout: 30000 }, async () => {
     const logs = await both(run);
     assert.deepEqual(logs['fast-http'], logs['node:http']);
   });

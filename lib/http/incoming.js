@@ -12,7 +12,7 @@ const {
 } = require('../internal/lazy-request-stream');
 
 /** node's default parser.maxHeaderPairs: entries (names and values) kept per message. */
-const MAX_HEADER_ENTRIES = 2000;
+const MAX_HEADER_ENTRIES = require('../internal/native').defaults.maxHeaderPairs;
 
 /**
  * Splits `Name: value\r\n` lines (already validated natively) into node's rawHeaders form,

@@ -245,7 +245,7 @@ function listenHere(server, address, port, backlog, fd, flags) {
   } else if (typeof r === 'number') {
     listenTcp(server, '0.0.0.0', port, backlog, reusePort, false);
   } else {
-    listening(server, { address: r[0], family: r[1], port: r[2] });
+    listening(server, { address: r[0], family: r[2], port: r[1] });
   }
 }
 
@@ -255,7 +255,7 @@ function listenTcp(server, host, port, backlog, reusePort, ipv6Only) {
     process.nextTick(emitError, server, errors.uvException(r, 'listen', host, port));
     return;
   }
-  listening(server, { address: r[0], family: r[1], port: r[2] });
+  listening(server, { address: r[0], family: r[2], port: r[1] });
 }
 
 /** Accepts on a socket that already exists (`{ fd }`, a handle, a cluster's shared one). */
@@ -265,7 +265,7 @@ function adopt(server, fd, backlog, dup, address, port) {
     process.nextTick(emitError, server, errors.uvException(r, 'listen', address, port));
     return;
   }
-  listening(server, typeof r === 'string' ? r : { address: r[0], family: r[1], port: r[2] });
+  listening(server, typeof r === 'string' ? r : { address: r[0], family: r[2], port: r[1] });
 }
 
 const listeningHandle = Object.freeze({ fastHttp: true });

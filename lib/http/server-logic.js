@@ -6,8 +6,11 @@
 const {
   F_HTTP11, F_KEEP_ALIVE, F_UPGRADE, F_EXPECT_CONTINUE,
   F_EXPECT_OTHER, F_BODY_DONE, F_HOST, F_CONTENT_LENGTH, F_CHUNKED, F_INVALID_TE,
+  VERSION_MAJOR_SHIFT, VERSION_MINOR_SHIFT, VERSION_DIGIT_MASK,
 } = require('../internal/native').flags;
-const { binding, sockets } = require('../internal/native');
+const {
+  binding, sockets, clientErrorResponses, badRequestResponse,
+} = require('../internal/native');
 const {
   METHODS, kIncomingMessage, kServerResponse, kUniqueHeaders, kNeedDrain,
   kOptimizeEmptyRequests, kDetachAbortSignal, abortsWaitingResponses, drainWaitsForResponse,
@@ -27,11 +30,8 @@ const {
   kId, kSeq, kState, kBodyReq, kEagerHeaders, kParser, kIncoming, kConfig,
 } = require('../internal/symbols');
 
-const badRequestResponse = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';
-
 const responses = {
-  HPE_HEADER_OVERFLOW: 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n',
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: 'HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\n\r\n',
+  ...clientErrorResponses,
   ERR_HTTP_REQUEST_TIMEOUT: 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n',
 };
 
@@ -83,8 +83,8 @@ function setVersion(req, flags) {
     req.httpVersionMinor = 1;
     req.httpVersion = '1.1';
   } else {
-    const major = (flags >>> 16) & 15;
-    const minor = (flags >>> 20) & 15;
+    const major = (flags >>> VERSION_MAJOR_SHIFT) & VERSION_DIGIT_MASK;
+    const minor = (flags >>> VERSION_MINOR_SHIFT) & VERSION_DIGIT_MASK;
     req.httpVersionMajor = major;
     req.httpVersionMinor = minor;
     req.httpVersion = `${major}.${minor}`;

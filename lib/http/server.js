@@ -9,7 +9,7 @@ const {
   S_LENIENT, S_HAS_CLIENT_ERROR, S_HAS_DROP, S_RELAXED, S_UPGRADE_BODY,
 } = require('../internal/native').flags;
 const net = require('node:net');
-const { binding, servers } = require('../internal/native');
+const { binding, servers, defaults } = require('../internal/native');
 require('./native-events');
 const {
   NodeServer, storeHTTPOptions, kConnectionsCheckingInterval, parseUniqueHeadersOption, maxHeaderSize: defaultMaxHeaderSize,
@@ -83,11 +83,11 @@ function Server(options, requestListener) {
     throw errors.ERR_INVALID_ARG_TYPE('options', 'of type object', options);
   }
   this[kConfig] = {
-    timeout: 0,
-    keepAliveTimeout: 5000,
-    headersTimeout: 60000,
-    requestTimeout: 300000,
-    connectionsCheckingInterval: 30000,
+    timeout: defaults.timeout,
+    keepAliveTimeout: defaults.keepAliveTimeout,
+    headersTimeout: defaults.headersTimeout,
+    requestTimeout: defaults.requestTimeout,
+    connectionsCheckingInterval: defaults.connectionsCheckingInterval,
     maxHeaderSize: undefined,
     maxRequestsPerSocket: 0,
     maxConnections: undefined,
@@ -169,7 +169,7 @@ function forgetNative(server, sid) {
  * parser.maxHeaderPairs: maxHeadersCount pairs, 2000 entries by default, 0 for none).
  */
 function headerLineLimit(count) {
-  if (typeof count !== 'number') return 1000;
+  if (typeof count !== 'number') return defaults.maxHeaderFields;
   return count > 0 ? count : 0;
 }
 
@@ -232,14 +232,22 @@ function configFor(server) {
   return lastOptions;
 }
 
+/**
+ * A timeout the app assigned as it liked (`server.headersTimeout = 'x'` is kept as is): one
+ * that is not a number is none, as node's connection checks and the addon take it.
+ */
+function ms(v) {
+  return typeof v === 'number' ? v : 0;
+}
+
 function configOptions(c, kat, buffer) {
   const max = c.maxRequestsPerSocket > 0 ? `, max=${c.maxRequestsPerSocket}` : '';
   return {
     maxHeaderSize: c.maxHeaderSize || defaultMaxHeaderSize,
-    keepAliveTimeout: kat ? kat + buffer : 0,
-    timeout: c.timeout,
-    headersTimeout: c.headersTimeout,
-    requestTimeout: c.requestTimeout,
+    keepAliveTimeout: kat ? ms(kat + buffer) : 0,
+    timeout: ms(c.timeout),
+    headersTimeout: ms(c.headersTimeout),
+    requestTimeout: ms(c.requestTimeout),
     checkInterval: c.connectionsCheckingInterval,
     flags: c.flags,
     keepAliveDelay: c.keepAliveInitialDelay,

@@ -7,7 +7,7 @@ const net = require('node:net');
 const { Duplex, Readable } = require('node:stream');
 const { defineLazyGetters, materialize, kLazy } = require('../internal/lazy-duplex');
 const { WritingSocket, coalesceWrites, sendHeldWrites } = require('./socket-write');
-const { binding, sockets } = require('../internal/native');
+const { binding, sockets, defaults } = require('../internal/native');
 const errors = require('../internal/errors');
 const {
   kId, kMode, kAddress, kClosed, kState, kReadPaused, kTapping, kParser,
@@ -279,15 +279,15 @@ class FastSocket extends WritingSocket {
     const patched = NetSocketProto.address;
     if (patched !== nodeAddress) return callPatched(this, patched, arguments);
     const a = this._info();
-    if (a[3] === undefined) return {};
-    return { address: a[3], family: a[2], port: a[4] };
+    if (a[0] === undefined) return {};
+    return { address: a[0], family: a[2], port: a[1] };
   }
 
-  get remoteAddress() { return this._info()[0]; }
-  get remotePort() { return this._info()[1]; }
-  get remoteFamily() { return this._info()[2]; }
-  get localAddress() { return this._info()[3]; }
-  get localPort() { return this._info()[4]; }
+  get remoteAddress() { return this._info()[3]; }
+  get remotePort() { return this._info()[4]; }
+  get remoteFamily() { return this._info()[5]; }
+  get localAddress() { return this._info()[0]; }
+  get localPort() { return this._info()[1]; }
   get localFamily() { return this._info()[2]; }
 
   get bytesRead() {
@@ -348,7 +348,7 @@ class Parser {
   constructor(socket) {
     this.socket = socket;
     this.outgoing = null;
-    this.maxHeaderPairs = 2000;
+    this.maxHeaderPairs = defaults.maxHeaderPairs;
     this._consumed = false;
     this._headers = [];
     this._url = '';
@@ -416,19 +416,19 @@ class ForwardingHandle {
 
   getsockname(out) {
     const a = this.socket._info();
-    if (a[3] === undefined) return -9; // EBADF, as for a closed handle
-    out.address = a[3];
+    if (a[0] === undefined) return -9; // EBADF, as for a closed handle
+    out.address = a[0];
     out.family = a[2];
-    out.port = a[4];
+    out.port = a[1];
     return 0;
   }
 
   getpeername(out) {
     const a = this.socket._info();
-    if (a[0] === undefined) return -9;
-    out.address = a[0];
-    out.family = a[2];
-    out.port = a[1];
+    if (a[3] === undefined) return -9;
+    out.address = a[3];
+    out.family = a[5];
+    out.port = a[4];
     return 0;
   }
 }

@@ -13,7 +13,10 @@
 //
 // The native boundary of lib/, in one file: the addon, the flag values it defines (F_* request
 // facts, R_* how to write a response, S_* server settings: src/binding/flags.rs), the server
-// options it takes, the JS objects it refers to by id, and its one-time init.
+// defaults and client-error statuses it declares, the JS objects it refers to by id, and its
+// one-time init. What crosses is declared once, in the addon (src/binding/contract.rs,
+// `binding.contract`); lib/internal/native.d.ts is generated from it (scripts/check-contract.js
+// --write) and lib/ is type-checked against it.
 const fs = require('node:fs');
 const path = require('node:path');
 const { PACKAGE, binaryName, packageName, triple } = require('./binary-name');
@@ -135,6 +138,23 @@ const binding = load();
 /** The addon's flag values (JS never keeps its own copies). */
 const flags = Object.freeze({ ...binding.flags });
 
+/** node:http's server defaults and header-count limits, as the addon starts servers with. */
+const defaults = Object.freeze({ ...binding.defaults });
+
+function closingResponse(status) {
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`;
+}
+
+/**
+ * What node:http writes for a parse error no 'clientError' listener handled, by error code
+ * (socketOnError); `badRequestResponse` for the codes not listed.
+ */
+const clientErrorResponses = { __proto__: null };
+for (const code of Object.keys(binding.clientErrorStatus)) {
+  if (code !== 'default') clientErrorResponses[code] = closingResponse(binding.clientErrorStatus[code]);
+}
+const badRequestResponse = closingResponse(binding.clientErrorStatus.default);
+
 /** Server objects by native server id. */
 const servers = [];
 /** Socket objects by native connection id, for connections JS holds objects for. */
@@ -142,7 +162,10 @@ const sockets = new Map();
 
 let initialized = false;
 
-/** Gives the addon the JS callbacks it calls for native events (once per thread). */
+/**
+ * Gives the addon the JS callbacks it calls for native events (once per thread); the addon
+ * throws when one of `binding.contract.callbacks` is not a function of `handlers`.
+ */
 function init(handlers) {
   if (initialized) return;
   initialized = true;
@@ -151,7 +174,9 @@ function init(handlers) {
   binding.init(handlers, METHODS, codes);
   // node:http writes an ended response at once, so it reaches the client even when the
   // process exits right after: write what is queued before this one exits.
-  process.on('exit', binding.flushAll);
+  process.on('exit', () => binding.flushAll());
 }
 
-module.exports = { binding, flags, servers, sockets, init };
+module.exports = {
+  binding, flags, defaults, clientErrorResponses, badRequestResponse, servers, sockets, init,
+};

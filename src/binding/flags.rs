@@ -1,9 +1,11 @@
-//! Every flag value JS and the addon exchange, in one table: JS reads them from the addon
-//! (`binding.flags`) instead of keeping copies.
+//! Every flag value and constant JS and the addon share, in one place: JS reads them from
+//! the addon (`binding.flags`, `binding.defaults`, `binding.clientErrorStatus`) instead of
+//! keeping copies.
 
 use super::napi::{self, Env, Value};
 use crate::conn::{F_ASK_UPGRADE, F_UPGRADE_BODY};
 use crate::proto::encode::*;
+use crate::proto::errors::{CLIENT_ERROR_STATUS, DEFAULT_CLIENT_ERROR_STATUS};
 use crate::proto::parse::*;
 use crate::reactor::server::*;
 
@@ -25,7 +27,10 @@ pub const FLAGS: &[(&str, u32)] = &[
     ("F_INVALID_TE", F_INVALID_TE),
     ("F_ASK_UPGRADE", F_ASK_UPGRADE),
     ("F_UPGRADE_BODY", F_UPGRADE_BODY),
-    ("VERSION_SHIFT", VERSION_SHIFT),
+    // The request's HTTP version in F_* flags: (flags >>> SHIFT) & MASK per digit.
+    ("VERSION_MAJOR_SHIFT", VERSION_SHIFT),
+    ("VERSION_MINOR_SHIFT", VERSION_SHIFT + 4),
+    ("VERSION_DIGIT_MASK", 0xf),
     ("R_DATE", R_DATE),
     ("R_CONN_KEEP_ALIVE", R_CONN_KEEP_ALIVE),
     ("R_CONN_CLOSE", R_CONN_CLOSE),
@@ -58,6 +63,42 @@ pub fn object(env: Env) -> Value {
     for (name, v) in FLAGS {
         napi::set_named(env, obj, name, napi::u32v(env, *v));
     }
+    obj
+}
+
+/// node:http's server defaults, as a new server starts with them on both sides, and the
+/// header-count limits (maxHeadersCount: fields; node's parser.maxHeaderPairs: entries).
+pub fn default_values() -> Vec<(&'static str, f64)> {
+    let c = ServerCfg::default();
+    vec![
+        ("timeout", c.timeout as f64),
+        ("keepAliveTimeout", c.keep_alive_timeout as f64),
+        ("headersTimeout", c.headers_timeout as f64),
+        ("requestTimeout", c.request_timeout as f64),
+        ("connectionsCheckingInterval", c.check_interval as f64),
+        ("maxHeaderSize", c.max_header_size as f64),
+        ("maxHeaderFields", DEFAULT_MAX_HEADER_FIELDS as f64),
+        ("maxHeaderPairs", (2 * DEFAULT_MAX_HEADER_FIELDS) as f64),
+    ]
+}
+
+pub fn defaults(env: Env) -> Value {
+    let obj = napi::object(env);
+    for (name, v) in default_values() {
+        napi::set_named(env, obj, name, napi::f64v(env, v));
+    }
+    obj
+}
+
+/// The status node:http answers a parse error with when no 'clientError' listener handles
+/// it, by error code (`default` for the others).
+pub fn client_error_status(env: Env) -> Value {
+    let obj = napi::object(env);
+    for (code, status) in CLIENT_ERROR_STATUS {
+        napi::set_named(env, obj, code, napi::u32v(env, *status as u32));
+    }
+    let default = napi::u32v(env, DEFAULT_CLIENT_ERROR_STATUS as u32);
+    napi::set_named(env, obj, "default", default);
     obj
 }
 

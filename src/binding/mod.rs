@@ -1,7 +1,10 @@
-//! The only code that touches N-API: one table of the functions JS calls (`EXPORTS`), the
-//! flag values both sides use (`flags`, exported to JS), the server options (`server`), and
-//! the reactor's events as calls into JS (`sink`).
+//! The only code that touches N-API: one table of the functions JS calls with their
+//! arguments (`EXPORTS`, checked on every call by `call`; the types and the callbacks JS
+//! registers are in `contract`), the flag values and defaults both sides use (`flags`), the
+//! server options (`server`), and the reactor's events as calls into JS (`sink`). All of it
+//! is exported to JS, which generates lib/internal/native.d.ts from it.
 
+pub mod contract;
 pub mod flags;
 pub mod napi;
 mod response;
@@ -13,8 +16,9 @@ use crate::proto::encode;
 use crate::proto::parse::Methods;
 use crate::reactor::{self, driver};
 use ::napi::sys;
+use contract::{Arg, Export, Ty, CALLBACKS};
 use napi::{Args, Env, Value};
-use sink::{JsCtx, JsSink, CALLBACK_NAMES};
+use sink::{JsCtx, JsSink};
 use std::cell::Cell;
 use std::ptr;
 
@@ -23,33 +27,18 @@ thread_local! {
     static JS_TO_NATIVE: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Defines a raw N-API callback behind `napi::guard` (no panic crosses into Node) that
-/// counts one JS → native crossing.
+/// Defines an exported function's code: `EXPORTS` declares its name and arguments, and
+/// `call` runs it behind `napi::guard` (no panic crosses into Node) once the arguments fit.
 macro_rules! export {
     ($name:ident, |$a:ident| $body:expr) => {
-        pub(super) unsafe extern "C" fn $name(
-            env: ::napi::sys::napi_env,
-            info: ::napi::sys::napi_callback_info,
-        ) -> $crate::binding::napi::Value {
-            $crate::binding::napi::guard(env, || {
-                // SAFETY: env/info are the ones Node passed to this callback.
-                let $a = unsafe { $crate::binding::napi::Args::new(env, info) };
-                $crate::binding::count_crossing();
-                $body
-            })
+        pub(super) fn $name($a: $crate::binding::napi::Args) -> $crate::binding::napi::Value {
+            $body
         }
     };
-    // Introspection that must not count itself.
+    // Introspection that must not count itself (`counted: false` in `EXPORTS`).
     (uncounted $name:ident, |$a:ident| $body:expr) => {
-        pub(super) unsafe extern "C" fn $name(
-            env: ::napi::sys::napi_env,
-            info: ::napi::sys::napi_callback_info,
-        ) -> $crate::binding::napi::Value {
-            $crate::binding::napi::guard(env, || {
-                // SAFETY: env/info are the ones Node passed to this callback.
-                let $a = unsafe { $crate::binding::napi::Args::new(env, info) };
-                $body
-            })
+        fn $name($a: $crate::binding::napi::Args) -> $crate::binding::napi::Value {
+            $body
         }
     };
 }
@@ -59,60 +48,264 @@ pub(crate) fn count_crossing() {
     JS_TO_NATIVE.with(|n| n.set(n.get() + 1));
 }
 
-type Export = (
-    &'static str,
-    unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> Value,
-);
+/// Every function JS calls goes through here: `data` is its `Export`.
+unsafe extern "C" fn call(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
+    napi::guard(env, || {
+        // SAFETY: env/info are the ones Node passed to this callback.
+        let (a, data) = unsafe { Args::with_data(env, info) };
+        // SAFETY: `register` made this function with a pointer into the static `EXPORTS`.
+        let e = unsafe { &*(data as *const Export) };
+        if e.counted {
+            count_crossing();
+        }
+        if let Some(msg) = contract::mismatch(&a, e) {
+            napi::throw_type_error(env, "ERR_INVALID_ARG_TYPE", &msg);
+            return ptr::null_mut();
+        }
+        (e.f)(a)
+    })
+}
 
-/// Every function JS can call.
+const fn ex(
+    name: &'static str,
+    args: &'static [Arg],
+    ret: &'static str,
+    f: fn(Args) -> Value,
+) -> Export {
+    Export {
+        name,
+        args,
+        ret,
+        f,
+        counted: true,
+    }
+}
+
+const ID: Arg = ("id", Ty::Id);
+const SID: Arg = ("sid", Ty::Sid);
+
+/// Every function JS can call, with its arguments (checked on each call) and what it returns.
 const EXPORTS: &[Export] = &[
-    ("init", init),
-    ("serverCreate", server::create),
-    ("serverConfig", server::config),
-    ("serverFlags", server::flags),
-    ("listenTcp", server::listen_tcp),
-    ("listenUnix", server::listen_unix),
-    ("adoptListener", server::adopt_listener),
-    ("adoptConnection", server::adopt_connection),
-    ("serverClose", server::close),
-    ("serverFree", server::free),
-    ("serverRef", server::set_ref),
-    ("serverConns", server::conns),
-    ("respond", response::respond),
-    ("send", response::send),
-    ("finish", response::finish),
-    ("raw", socket::raw),
-    ("flush", socket::flush),
-    ("flushAll", socket::flush_all),
-    ("pause", socket::pause),
-    ("inject", socket::inject),
-    ("decideUpgrade", socket::decide_upgrade),
-    ("discardBody", socket::discard_body),
-    ("tap", socket::tap),
-    ("destroy", socket::destroy),
-    ("shutdown", socket::shutdown),
-    ("setTimeout", socket::set_timeout),
-    ("setNoDelay", socket::set_no_delay),
-    ("setKeepAlive", socket::set_keep_alive),
-    ("connRef", socket::conn_ref),
-    ("watch", socket::watch),
-    ("info", socket::info),
-    ("ioStats", socket::io_stats),
-    ("stats", stats),
-    ("counters", counters),
+    ex(
+        "init",
+        &[
+            ("callbacks", Ty::CallbacksObj),
+            ("methods", Ty::Array),
+            ("statusCodes", Ty::Array),
+        ],
+        "void",
+        init,
+    ),
+    ex(
+        "serverCreate",
+        &[("sameAsLast", Ty::Bool)],
+        "number",
+        server::create,
+    ),
+    ex(
+        "serverConfig",
+        &[SID, ("options", Ty::OptionsObj)],
+        "void",
+        server::config,
+    ),
+    ex(
+        "serverFlags",
+        &[SID, ("mask", Ty::Num), ("value", Ty::Num)],
+        "void",
+        server::flags,
+    ),
+    ex(
+        "listenTcp",
+        &[
+            SID,
+            ("ip", Ty::Str),
+            ("port", Ty::Num),
+            ("backlog", Ty::Num),
+            ("reusePort", Ty::Bool),
+            ("ipv6Only", Ty::Bool),
+        ],
+        "ListenAddress | number",
+        server::listen_tcp,
+    ),
+    ex(
+        "listenUnix",
+        &[SID, ("path", Ty::Str), ("backlog", Ty::Num)],
+        "number",
+        server::listen_unix,
+    ),
+    ex(
+        "adoptListener",
+        &[
+            SID,
+            ("fd", Ty::Num),
+            ("backlog", Ty::Num),
+            ("dup", Ty::Bool),
+        ],
+        "ListenAddress | string | number",
+        server::adopt_listener,
+    ),
+    ex(
+        "adoptConnection",
+        &[SID, ("fd", Ty::Num)],
+        "[id: number, wantsConnectionEvent: boolean] | [SocketAddresses] | [] | number",
+        server::adopt_connection,
+    ),
+    ex("serverClose", &[SID], "number", server::close),
+    ex("serverFree", &[SID], "number", server::free),
+    ex(
+        "serverRef",
+        &[SID, ("on", Ty::Bool)],
+        "void",
+        server::set_ref,
+    ),
+    ex(
+        "serverConns",
+        &[SID, ("idleOnly", Ty::Bool), ("close", Ty::Bool)],
+        "number[]",
+        server::conns,
+    ),
+    ex(
+        "respond",
+        &[
+            ID,
+            ("seq", Ty::Num),
+            ("status", Ty::Num),
+            ("reason", Ty::OptStr),
+            ("headerLines", Ty::Str),
+            ("body", Ty::Body),
+            ("flags", Ty::Num),
+            ("trailers", Ty::OptStr),
+        ],
+        "number",
+        response::respond,
+    ),
+    ex(
+        "send",
+        &[
+            ID,
+            ("seq", Ty::Num),
+            ("head", Ty::Str),
+            ("body", Ty::Body),
+            ("flags", Ty::Num),
+            ("trailers", Ty::OptStr),
+        ],
+        "number",
+        response::send,
+    ),
+    ex(
+        "finish",
+        &[ID, ("seq", Ty::Num), ("close", Ty::Bool)],
+        "void",
+        response::finish,
+    ),
+    ex(
+        "raw",
+        &[
+            ID,
+            ("data", Ty::Chunk),
+            ("latin1", Ty::Bool),
+            ("highWaterMark", Ty::Num),
+            ("defer", Ty::Bool),
+        ],
+        "number",
+        socket::raw,
+    ),
+    ex(
+        "flush",
+        &[ID, ("highWaterMark", Ty::Num)],
+        "number",
+        socket::flush,
+    ),
+    ex("flushAll", &[], "void", socket::flush_all),
+    ex("pause", &[ID, ("paused", Ty::Bool)], "void", socket::pause),
+    ex(
+        "inject",
+        &[ID, ("bytes", Ty::Bytes)],
+        "void",
+        socket::inject,
+    ),
+    ex(
+        "decideUpgrade",
+        &[ID, ("upgrade", Ty::Bool)],
+        "void",
+        socket::decide_upgrade,
+    ),
+    ex("discardBody", &[ID], "void", socket::discard_body),
+    ex("tap", &[ID, ("on", Ty::Bool)], "void", socket::tap),
+    ex(
+        "destroy",
+        &[ID, ("reset", Ty::Bool)],
+        "void",
+        socket::destroy,
+    ),
+    ex("shutdown", &[ID], "void", socket::shutdown),
+    ex(
+        "setTimeout",
+        &[ID, ("ms", Ty::Num)],
+        "void",
+        socket::set_timeout,
+    ),
+    ex(
+        "setNoDelay",
+        &[ID, ("on", Ty::Bool)],
+        "void",
+        socket::set_no_delay,
+    ),
+    ex(
+        "setKeepAlive",
+        &[ID, ("on", Ty::Bool), ("delaySecs", Ty::Num)],
+        "void",
+        socket::set_keep_alive,
+    ),
+    ex("connRef", &[ID, ("on", Ty::Bool)], "void", socket::conn_ref),
+    ex("watch", &[ID, ("on", Ty::Bool)], "boolean", socket::watch),
+    ex("info", &[ID], "SocketAddresses | undefined", socket::info),
+    ex(
+        "ioStats",
+        &[ID],
+        "[bytesRead: number, bytesWritten: number, queued: number] | undefined",
+        socket::io_stats,
+    ),
+    Export {
+        counted: false,
+        ..ex(
+            "stats",
+            &[],
+            "[serversCreated: number, connectionsAccepted: number, requestsDispatched: number]",
+            stats,
+        )
+    },
+    Export {
+        counted: false,
+        ..ex(
+            "counters",
+            &[],
+            "[nativeToJs: number, jsToNative: number, writeCalls: number, readCalls: number]",
+            counters,
+        )
+    },
     #[cfg(feature = "test-hooks")]
-    ("testPanicOn", test_panic_on),
+    ex("testPanicOn", &[("url", Ty::Str)], "void", test_panic_on),
 ];
 
 /// Registers every function on `exports`, and the flag values as `exports.flags`.
 pub fn register(env: Env, exports: Value) {
-    for (name, f) in EXPORTS {
-        napi::define_fn(env, exports, name, Some(*f));
+    for e in EXPORTS {
+        let data = e as *const Export as *mut std::ffi::c_void;
+        napi::define_fn(env, exports, e.name, Some(call), data);
     }
+    napi::set_named(env, exports, "contract", contract::object(env, EXPORTS));
     napi::set_named(env, exports, "flags", flags::object(env));
+    napi::set_named(env, exports, "defaults", flags::defaults(env));
+    napi::set_named(
+        env,
+        exports,
+        "clientErrorStatus",
+        flags::client_error_status(env),
+    );
     napi::set_named(env, exports, "serverOptions", server::option_names(env));
     napi::set_named(env, exports, "callbacks", {
-        let names: Vec<Value> = CALLBACK_NAMES.iter().map(|n| napi::utf8(env, n)).collect();
+        let names: Vec<Value> = CALLBACKS.iter().map(|(n, _)| napi::utf8(env, n)).collect();
         napi::array(env, &names)
     });
 }
@@ -129,15 +322,20 @@ fn id_of(a: &Args, i: usize) -> u64 {
 // init(callbacks, methods[], statusCodes[code, message, ...])
 export!(init, |a| {
     let env = a.env;
-    let Some(cbs_obj) = a.get(0) else {
-        return undef(&a);
-    };
-    let cbs = CALLBACK_NAMES
-        .iter()
-        .map(|name| napi::reference(env, napi::get_named(env, cbs_obj, name)))
-        .collect();
+    let cbs_obj = a.argv[0];
+    let mut cbs = Vec::with_capacity(CALLBACKS.len());
+    for (name, _) in CALLBACKS {
+        let f = napi::get_named(env, cbs_obj, name);
+        if !napi::is_function(env, f) {
+            let msg = format!("fast-http: init(): callbacks.{name} must be a function");
+            napi::throw_type_error(env, "ERR_INVALID_ARG_TYPE", &msg);
+            return ptr::null_mut();
+        }
+        cbs.push(napi::reference(env, f));
+    }
     let mut methods = Vec::new();
-    if let Some(arr) = a.get(1) {
+    {
+        let arr = a.argv[1];
         for i in 0..napi::array_len(env, arr) {
             let mut v = Vec::new();
             napi::string_into(
@@ -150,7 +348,8 @@ export!(init, |a| {
         }
     }
     let mut status: Vec<Option<Vec<u8>>> = vec![None; 1000];
-    if let Some(arr) = a.get(2) {
+    {
+        let arr = a.argv[2];
         let n = napi::array_len(env, arr);
         let mut i = 0;
         while i + 1 < n {

@@ -35,6 +35,16 @@ pub fn throw_error(env: Env, code: &str, msg: &str) {
     }
 }
 
+/// Throws a TypeError with `code`.
+pub fn throw_type_error(env: Env, code: &str, msg: &str) {
+    let code = CString::new(code).unwrap_or_default();
+    let msg = CString::new(msg).unwrap_or_default();
+    // SAFETY: env is the live env of the current call; strings are NUL-terminated.
+    unsafe {
+        sys::napi_throw_type_error(env, code.as_ptr(), msg.as_ptr());
+    }
+}
+
 /// The arguments of one JS → native call.
 pub struct Args {
     pub env: Env,
@@ -43,11 +53,17 @@ pub struct Args {
 }
 
 impl Args {
+    /// The arguments and the `data` pointer the function was created with.
+    ///
     /// # Safety
     /// `env` and `info` must be the ones Node passed to the current callback.
-    pub unsafe fn new(env: Env, info: sys::napi_callback_info) -> Args {
+    pub unsafe fn with_data(
+        env: Env,
+        info: sys::napi_callback_info,
+    ) -> (Args, *mut std::ffi::c_void) {
         let mut argv = [ptr::null_mut(); MAX_ARGS];
         let mut argc = MAX_ARGS;
+        let mut data = ptr::null_mut();
         // SAFETY: argv has room for argc values, as napi_get_cb_info requires.
         unsafe {
             sys::napi_get_cb_info(
@@ -56,14 +72,15 @@ impl Args {
                 &mut argc,
                 argv.as_mut_ptr(),
                 ptr::null_mut(),
-                ptr::null_mut(),
+                &mut data,
             );
         }
-        Args {
+        let a = Args {
             env,
             argv,
             argc: argc.min(MAX_ARGS),
-        }
+        };
+        (a, data)
     }
 
     pub fn get(&self, i: usize) -> Option<Value> {
@@ -282,6 +299,20 @@ pub fn f64_of(env: Env, v: Value) -> f64 {
     }
 }
 
+pub fn is_array(env: Env, v: Value) -> bool {
+    let mut out = false;
+    // SAFETY: v is a live value.
+    unsafe { sys::napi_is_array(env, v, &mut out) };
+    out
+}
+
+pub fn is_function(env: Env, v: Value) -> bool {
+    let mut t = sys::ValueType::napi_undefined;
+    // SAFETY: v is a live value.
+    unsafe { sys::napi_typeof(env, v, &mut t) };
+    t == sys::ValueType::napi_function
+}
+
 /// Whether `v` is undefined or null.
 pub fn is_nullish(env: Env, v: Value) -> bool {
     let mut t = sys::ValueType::napi_undefined;
@@ -406,20 +437,19 @@ pub fn deref(env: Env, r: sys::napi_ref) -> Value {
     v
 }
 
-/// Defines a function property on `obj`.
-pub fn define_fn(env: Env, obj: Value, name: &str, cb: sys::napi_callback) {
+/// Defines a function property on `obj`; `cb` gets `data` back on each call.
+pub fn define_fn(
+    env: Env,
+    obj: Value,
+    name: &str,
+    cb: sys::napi_callback,
+    data: *mut std::ffi::c_void,
+) {
     let c = CString::new(name).unwrap_or_default();
     let mut f = ptr::null_mut();
     // SAFETY: cb is an extern "C" callback that guards against panics itself.
     unsafe {
-        sys::napi_create_function(
-            env,
-            c.as_ptr(),
-            name.len() as isize,
-            cb,
-            ptr::null_mut(),
-            &mut f,
-        );
+        sys::napi_create_function(env, c.as_ptr(), name.len() as isize, cb, data, &mut f);
         sys::napi_set_named_property(env, obj, c.as_ptr(), f);
     }
 }

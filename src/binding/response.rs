@@ -117,25 +117,21 @@ fn body_len(env: Env, body: &Body<'_>) -> usize {
     }
 }
 
-/// Queues the bytes `f` appends (about `size` of them) for response `seq` (-1: the active
-/// one) of connection `id`, then schedules the flush. Returns the connection's queued
-/// output, or with `appended` the bytes this call added; -1 when the connection is gone.
+/// Queues the bytes `f` appends (about `size` of them) for response `seq` of connection
+/// `id`, then schedules the flush. Returns the bytes this call added; -1 when the connection
+/// is gone.
 fn with_output(
     id: u64,
-    seq: f64,
+    seq: u32,
     tentative: bool,
-    appended: bool,
     size: usize,
     f: impl FnOnce(&mut Reactor, &mut Vec<u8>),
 ) -> f64 {
     reactor::with(|r| {
         let mut out = r.out_buffer(size);
-        let Some(c) = r.conn(id) else { return -1.0 };
-        let seq = if seq < 0.0 {
-            c.http.out.active
-        } else {
-            seq as u32
-        };
+        if r.conn(id).is_none() {
+            return -1.0;
+        }
         f(r, &mut out);
         let added = out.len() as f64;
         let Some(c) = r.conn(id) else { return -1.0 };
@@ -147,12 +143,10 @@ fn with_output(
         if tentative && seq == q.active {
             q.mark_tentative();
         }
-        let spare = q.push(seq, out);
-        let result = if appended { added } else { q.queued() as f64 };
-        if let Some(spare) = spare {
+        if let Some(spare) = q.push(seq, out) {
             r.recycle(spare);
         }
-        result
+        added
     })
     .unwrap_or(-1.0)
 }
@@ -253,18 +247,11 @@ export!(respond, |a| {
         body = Body::Bytes(&encoded);
     }
     let len = body_len(a.env, &body);
-    let q = with_output(
-        id,
-        seq as f64,
-        flags & R_TENTATIVE != 0,
-        true,
-        512 + len,
-        |r, out| {
-            put_head(r, &a, out, status, 3, 4, flags);
-            auto_headers_for(r, id, out, flags, len);
-            put_full_body(&a, out, &body, flags, 7);
-        },
-    );
+    let q = with_output(id, seq, flags & R_TENTATIVE != 0, 512 + len, |r, out| {
+        put_head(r, &a, out, status, 3, 4, flags);
+        auto_headers_for(r, id, out, flags, len);
+        put_full_body(&a, out, &body, flags, 7);
+    });
     if q >= 0.0 {
         after(id, seq, true, flags & R_CLOSE_AFTER != 0);
     }
@@ -281,17 +268,10 @@ export!(send, |a| {
     let (id, seq, flags) = (id_of(&a, 0), a.u32(1), a.u32(4));
     let body = body_of(&a, 3);
     let size = 512 + body_len(a.env, &body);
-    let q = with_output(
-        id,
-        seq as f64,
-        flags & R_TENTATIVE != 0,
-        true,
-        size,
-        |_, out| {
-            head_text(&a, 2, out, flags);
-            put_full_body(&a, out, &body, flags, 5);
-        },
-    );
+    let q = with_output(id, seq, flags & R_TENTATIVE != 0, size, |_, out| {
+        head_text(&a, 2, out, flags);
+        put_full_body(&a, out, &body, flags, 5);
+    });
     if q >= 0.0 {
         after(id, seq, true, flags & R_CLOSE_AFTER != 0);
     }

@@ -131,8 +131,8 @@ fn addr_result(env: Env, addr: Option<std::net::SocketAddr>) -> Value {
                 env,
                 &[
                     napi::utf8(env, &sa.ip().to_string()),
-                    napi::utf8(env, family),
                     napi::u32v(env, sa.port() as u32),
+                    napi::utf8(env, family),
                 ],
             )
         }

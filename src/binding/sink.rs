@@ -12,7 +12,7 @@ use std::cell::{Cell, RefCell};
 use std::net::SocketAddr;
 use std::ptr;
 
-/// The JS callbacks `init` takes, by name, in this order.
+/// The JS callbacks `init` takes, in `contract::CALLBACKS`'s order (names and arguments).
 #[derive(Clone, Copy, Debug)]
 pub enum Cb {
     /// (serverId, connId, seq, method, url, headerBlock, flags, body|undefined)
@@ -49,25 +49,6 @@ pub enum Cb {
     /// (connId, seq, head|undefined): an Upgrade request whose body went through it upgrades
     Upgrade,
 }
-
-pub const CALLBACK_NAMES: [&str; 16] = [
-    "onRequest",
-    "onBody",
-    "onBodyEnd",
-    "onDrain",
-    "onClose",
-    "onReset",
-    "onTimeout",
-    "onClientError",
-    "onConnection",
-    "onDrop",
-    "onData",
-    "onEnd",
-    "onServerDrained",
-    "onShutdown",
-    "onInternalError",
-    "onUpgrade",
-];
 
 /// The async resource type of connections' contexts, as node's parser resource is named.
 pub const RESOURCE_NAME: &str = "HTTPINCOMINGMESSAGE";

@@ -217,7 +217,7 @@ export!(conn_ref, |a| {
     undef(&a)
 });
 
-// info(id) -> [remoteAddress, remotePort, remoteFamily, localAddress, localPort] | undefined
+// info(id) -> SocketAddresses (contract.rs) | undefined
 export!(info, |a| {
     let id = id_of(&a, 0);
     let addrs = reactor::with(|r| {
@@ -225,27 +225,10 @@ export!(info, |a| {
             .map(|c| (c.stream.peer_addr(), c.stream.local_addr()))
     })
     .flatten();
-    let env = a.env;
-    let Some((peer, local)) = addrs else {
-        return undef(&a);
-    };
-    let ip = |s: &Option<std::net::SocketAddr>| match s {
-        Some(sa) => napi::utf8(env, &sa.ip().to_string()),
-        None => napi::undefined(env),
-    };
-    let port = |s: &Option<std::net::SocketAddr>| match s {
-        Some(sa) => napi::u32v(env, sa.port() as u32),
-        None => napi::undefined(env),
-    };
-    let fam = match peer {
-        Some(sa) if sa.is_ipv6() => napi::utf8(env, "IPv6"),
-        Some(_) => napi::utf8(env, "IPv4"),
-        None => napi::undefined(env),
-    };
-    napi::array(
-        env,
-        &[ip(&peer), port(&peer), fam, ip(&local), port(&local)],
-    )
+    match addrs {
+        Some((peer, local)) => super::sink::addresses(a.env, local, peer),
+        None => undef(&a),
+    }
 });
 
 // ioStats(id) -> [bytesRead, bytesWritten, queued] | undefined

@@ -190,7 +190,6 @@ pub struct Http1 {
     next_seq: u32,
     /// Requests dispatched whose responses have not finished.
     pub inflight: u32,
-    pub requests: u32,
     /// Loop time the current request started arriving (0 = between requests).
     pub req_start: u64,
     /// The current request's head is complete (headersTimeout no longer applies).
@@ -216,7 +215,6 @@ impl Http1 {
             out: OutQueue::default(),
             next_seq: 0,
             inflight: 0,
-            requests: 0,
             // Like node's parser, a new connection counts as a request starting now, so a
             // client that sends nothing meets headersTimeout.
             req_start: now.max(1),
@@ -230,6 +228,7 @@ impl Http1 {
 
     /// Decides what the next bytes of `buf` are, updating the state. `buf` starts with the
     /// first unused byte; call again with the rest after each action until `Stop`.
+    #[allow(clippy::too_many_lines)] // split in #22's conn step
     pub fn next(&mut self, buf: &[u8], lim: &Limits<'_>, now: u64) -> Action {
         match &mut self.reading {
             Reading::Upgraded => {
@@ -371,7 +370,6 @@ impl Http1 {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.inflight += 1;
-        self.requests += 1;
         self.headers_done = true;
         let mut consumed = head.head_len;
         let mut body = None;

@@ -132,20 +132,7 @@ impl Decoder {
                     };
                     return Ok((i, Event::Done(done)));
                 }
-                St::Length(rem) | St::Data(rem) => {
-                    let n = rem.min((buf.len() - i) as u64) as usize;
-                    if n == 0 {
-                        return Ok((i, Event::NeedMore));
-                    }
-                    let rem = rem - n as u64;
-                    self.st = match (self.st, rem) {
-                        (St::Length(_), 0) => St::Done,
-                        (St::Length(_), _) => St::Length(rem),
-                        (_, 0) => St::DataCr,
-                        _ => St::Data(rem),
-                    };
-                    return Ok((i + n, Event::Data(i, i + n)));
-                }
+                St::Length(rem) | St::Data(rem) => return Ok(self.data(buf, i, rem)),
                 St::Trailers => return self.trailers(buf, i, limits),
                 _ => {}
             }
@@ -154,88 +141,13 @@ impl Decoder {
             };
             let at = |e: ParseError| e.at(i);
             self.st = match self.st {
-                St::SizeStart => {
-                    let d = chars::hex(b).ok_or(at(errors::INVALID_CHUNK_SIZE))?;
-                    self.size = d;
-                    self.ext = 0;
-                    St::Size
-                }
-                St::Size => match (b, chars::hex(b)) {
-                    (_, Some(d)) => {
-                        self.size = self
-                            .size
-                            .checked_mul(16)
-                            .and_then(|s| s.checked_add(d))
-                            .ok_or(at(errors::CHUNK_SIZE_OVERFLOW))?;
-                        St::Size
-                    }
-                    (b'\r', _) => St::SizeLf,
-                    (b'\n', _) => return Err(at(errors::CHUNK_SIZE_CR)),
-                    (b';', _) => St::ExtStart,
-                    // Including SP and HTAB (llhttp without lenient spaces after chunk size).
-                    _ => return Err(at(errors::INVALID_CHUNK_SIZE)),
-                },
-                St::ExtStart => match b {
-                    b' ' | b'\r' => return Err(at(errors::CHUNK_EXTENSIONS)),
-                    _ => {
-                        // The byte starts a name; read it there.
-                        self.st = St::ExtName;
-                        continue;
-                    }
-                },
-                St::ExtName => match b {
-                    _ if chars::is(b, TOKEN) => {
-                        self.ext_byte(i)?;
-                        St::ExtName
-                    }
-                    b'=' => St::ExtValue,
-                    b';' => St::ExtStart,
-                    b'\r' => St::SizeLf,
-                    b'\n' => return Err(at(errors::CHUNK_EXT_NAME_CR)),
-                    _ => return Err(at(errors::CHUNK_EXT_NAME)),
-                },
-                St::ExtValue => match b {
-                    b'"' => {
-                        self.ext_byte(i)?;
-                        St::Quoted
-                    }
-                    _ if chars::is(b, TOKEN) => {
-                        self.ext_byte(i)?;
-                        St::ExtValue
-                    }
-                    b';' => St::ExtStart,
-                    b'\r' => St::SizeLf,
-                    b'\n' => return Err(at(errors::CHUNK_EXT_VALUE_CR)),
-                    _ => return Err(at(errors::CHUNK_EXT_VALUE)),
-                },
-                St::Quoted => match b {
-                    b'"' => {
-                        self.ext_byte(i)?;
-                        St::QuotedDone
-                    }
-                    b'\\' => {
-                        self.ext_byte(i)?;
-                        St::QuotedPair
-                    }
-                    _ if chars::is(b, QDTEXT) => {
-                        self.ext_byte(i)?;
-                        St::Quoted
-                    }
-                    _ => return Err(at(errors::CHUNK_EXT_QUOTED)),
-                },
-                St::QuotedPair => {
-                    if !chars::is(b, QUOTED_PAIR) {
-                        return Err(at(errors::CHUNK_EXT_QUOTED_PAIR));
-                    }
-                    self.ext_byte(i)?;
-                    St::Quoted
-                }
-                St::QuotedDone => match b {
-                    b';' => St::ExtStart,
-                    b'\r' => St::SizeLf,
-                    b'\n' => return Err(at(errors::CHUNK_EXT_VALUE_CR)),
-                    _ => return Err(at(errors::CHUNK_EXT_AFTER_QUOTE)),
-                },
+                St::SizeStart | St::Size => self.size_byte(b, i)?,
+                St::ExtStart
+                | St::ExtName
+                | St::ExtValue
+                | St::Quoted
+                | St::QuotedPair
+                | St::QuotedDone => self.extension_byte(b, i)?,
                 St::SizeLf => {
                     if b != b'\n' {
                         return Err(at(errors::CHUNK_SIZE_LF));
@@ -261,6 +173,131 @@ impl Decoder {
             };
             i += 1;
         }
+    }
+
+    /// Body bytes of a Content-Length body or of a chunk, from `buf[i..]` (`rem` left).
+    #[inline(always)]
+    fn data(&mut self, buf: &[u8], i: usize, rem: u64) -> (usize, Event) {
+        debug_assert!(matches!(self.st, St::Length(_) | St::Data(_)));
+        let n = rem.min((buf.len() - i) as u64) as usize;
+        if n == 0 {
+            return (i, Event::NeedMore);
+        }
+        let rem = rem - n as u64;
+        self.st = match (self.st, rem) {
+            (St::Length(_), 0) => St::Done,
+            (St::Length(_), _) => St::Length(rem),
+            (_, 0) => St::DataCr,
+            _ => St::Data(rem),
+        };
+        (i + n, Event::Data(i, i + n))
+    }
+
+    /// A byte of a chunk size (`buf[i]`); returns the next state.
+    #[inline(always)]
+    fn size_byte(&mut self, b: u8, i: usize) -> Result<St, ParseError> {
+        debug_assert!(matches!(self.st, St::SizeStart | St::Size));
+        let at = |e: ParseError| e.at(i);
+        if self.st == St::SizeStart {
+            self.size = chars::hex(b).ok_or(at(errors::INVALID_CHUNK_SIZE))?;
+            self.ext = 0;
+            return Ok(St::Size);
+        }
+        Ok(match (b, chars::hex(b)) {
+            (_, Some(d)) => {
+                self.size = self
+                    .size
+                    .checked_mul(16)
+                    .and_then(|s| s.checked_add(d))
+                    .ok_or(at(errors::CHUNK_SIZE_OVERFLOW))?;
+                St::Size
+            }
+            (b'\r', _) => St::SizeLf,
+            (b'\n', _) => return Err(at(errors::CHUNK_SIZE_CR)),
+            (b';', _) => St::ExtStart,
+            // Including SP and HTAB (llhttp without lenient spaces after chunk size).
+            _ => return Err(at(errors::INVALID_CHUNK_SIZE)),
+        })
+    }
+
+    /// A byte of a chunk extension (`buf[i]`, llhttp chunk_extensions); returns the next
+    /// state.
+    fn extension_byte(&mut self, b: u8, i: usize) -> Result<St, ParseError> {
+        debug_assert!(matches!(
+            self.st,
+            St::ExtStart
+                | St::ExtName
+                | St::ExtValue
+                | St::Quoted
+                | St::QuotedPair
+                | St::QuotedDone
+        ));
+        let at = |e: ParseError| e.at(i);
+        let st = match self.st {
+            St::ExtStart => match b {
+                b' ' | b'\r' => return Err(at(errors::CHUNK_EXTENSIONS)),
+                // The byte starts a name; read it there.
+                _ => St::ExtName,
+            },
+            st => st,
+        };
+        Ok(match st {
+            St::ExtName => match b {
+                _ if chars::is(b, TOKEN) => {
+                    self.ext_byte(i)?;
+                    St::ExtName
+                }
+                b'=' => St::ExtValue,
+                b';' => St::ExtStart,
+                b'\r' => St::SizeLf,
+                b'\n' => return Err(at(errors::CHUNK_EXT_NAME_CR)),
+                _ => return Err(at(errors::CHUNK_EXT_NAME)),
+            },
+            St::ExtValue => match b {
+                b'"' => {
+                    self.ext_byte(i)?;
+                    St::Quoted
+                }
+                _ if chars::is(b, TOKEN) => {
+                    self.ext_byte(i)?;
+                    St::ExtValue
+                }
+                b';' => St::ExtStart,
+                b'\r' => St::SizeLf,
+                b'\n' => return Err(at(errors::CHUNK_EXT_VALUE_CR)),
+                _ => return Err(at(errors::CHUNK_EXT_VALUE)),
+            },
+            St::Quoted => match b {
+                b'"' => {
+                    self.ext_byte(i)?;
+                    St::QuotedDone
+                }
+                b'\\' => {
+                    self.ext_byte(i)?;
+                    St::QuotedPair
+                }
+                _ if chars::is(b, QDTEXT) => {
+                    self.ext_byte(i)?;
+                    St::Quoted
+                }
+                _ => return Err(at(errors::CHUNK_EXT_QUOTED)),
+            },
+            St::QuotedPair => {
+                if !chars::is(b, QUOTED_PAIR) {
+                    return Err(at(errors::CHUNK_EXT_QUOTED_PAIR));
+                }
+                self.ext_byte(i)?;
+                St::Quoted
+            }
+            St::QuotedDone => match b {
+                b';' => St::ExtStart,
+                b'\r' => St::SizeLf,
+                b'\n' => return Err(at(errors::CHUNK_EXT_VALUE_CR)),
+                _ => return Err(at(errors::CHUNK_EXT_AFTER_QUOTE)),
+            },
+            // Not an extension state: left as it is.
+            st => st,
+        })
     }
 
     /// Counts one extension byte (node's on_chunk_extension_name/value spans).

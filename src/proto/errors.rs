@@ -24,17 +24,16 @@ impl ParseError {
     pub const fn at(self, at: usize) -> Self {
         ParseError { at, ..self }
     }
-
-    /// The status node:http answers with when no 'clientError' listener handles the error
-    /// (`socketOnError` in lib/_http_server.js).
-    pub fn status(&self) -> u16 {
-        match self.code {
-            "HPE_HEADER_OVERFLOW" => 431,
-            "HPE_CHUNK_EXTENSIONS_OVERFLOW" => 413,
-            _ => 400,
-        }
-    }
 }
+
+/// The status node:http answers a parse error with when no 'clientError' listener handles
+/// it (`socketOnError` in lib/_http_server.js), by error code; JS writes that response.
+pub const CLIENT_ERROR_STATUS: &[(&str, u16)] = &[
+    ("HPE_HEADER_OVERFLOW", 431),
+    ("HPE_CHUNK_EXTENSIONS_OVERFLOW", 413),
+];
+/// The status of the other parse errors.
+pub const DEFAULT_CLIENT_ERROR_STATUS: u16 = 400;
 
 const fn e(code: &'static str, reason: &'static str) -> ParseError {
     ParseError::new(code, reason)

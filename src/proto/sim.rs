@@ -5,11 +5,12 @@
 
 use super::decode::{Decoder, Event};
 use super::parse::{
-    Framing, HeadParser, Limits, Methods, F_CONNECT, F_INVALID_TE, F_KEEP_ALIVE, F_UPGRADE,
+    Framing, HeadParser, Limits, Methods, RequestHead, F_CONNECT, F_INVALID_TE, F_KEEP_ALIVE,
+    F_UPGRADE,
 };
 use bytes::BytesMut;
 
-/// The header lines of a block as node:http sees them (lib/incoming.js parseHeaderBlock):
+/// The header lines of a block as node:http sees them (lib/http/incoming.js parseHeaderBlock):
 /// names, and values without surrounding blanks.
 pub fn pairs(block: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
     block
@@ -122,15 +123,7 @@ pub fn simulate<'a>(
                     break;
                 }
                 Ok(Some(h)) => {
-                    let url = rbuf[h.url.0..h.url.1].to_vec();
-                    let headers = pairs(&rbuf[h.headers.0..h.headers.1]);
-                    evs.push(Ev::Head {
-                        method: h.method,
-                        url,
-                        version: (h.major, h.minor),
-                        headers,
-                        flags: h.flags,
-                    });
+                    evs.push(head_event(&h, &rbuf));
                     let _ = rbuf.split_to(h.head_len);
                     if h.flags & (F_UPGRADE | F_CONNECT) != 0 {
                         tunnel = true;
@@ -142,14 +135,7 @@ pub fn simulate<'a>(
                         return evs;
                     }
                     closed = h.flags & F_KEEP_ALIVE == 0;
-                    body = match h.framing {
-                        Framing::None => None,
-                        Framing::Length(n) => Some(Decoder::for_length(n)),
-                        Framing::Chunked => Some(Decoder::chunked(h.flags)),
-                    };
-                    if body.as_ref().is_some_and(|d| d.is_done()) {
-                        body = None;
-                    }
+                    body = body_of(&h);
                     if body.is_none() {
                         evs.push(Ev::End {
                             trailers: Vec::new(),
@@ -161,6 +147,26 @@ pub fn simulate<'a>(
         }
     }
     evs
+}
+
+fn head_event(h: &RequestHead, rbuf: &[u8]) -> Ev {
+    Ev::Head {
+        method: h.method,
+        url: rbuf[h.url.0..h.url.1].to_vec(),
+        version: (h.major, h.minor),
+        headers: pairs(&rbuf[h.headers.0..h.headers.1]),
+        flags: h.flags,
+    }
+}
+
+/// The decoder of the head's body, if it has one.
+fn body_of(h: &RequestHead) -> Option<Decoder> {
+    let body = match h.framing {
+        Framing::None => None,
+        Framing::Length(n) => Some(Decoder::for_length(n)),
+        Framing::Chunked => Some(Decoder::chunked(h.flags)),
+    };
+    body.filter(|d| !d.is_done())
 }
 
 pub fn test_methods() -> Methods {

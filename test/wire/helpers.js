@@ -17,6 +17,7 @@ const crypto = require('node:crypto');
 const net = require('node:net');
 const path = require('node:path');
 const nodeHttp = require('node:http');
+const { waitForRead } = require('../helpers/server-read');
 
 const DEFAULT_TIMEOUT = 15000;
 
@@ -89,6 +90,11 @@ async function startServer(impl, handler, options = {}, observer = newObserver()
     server,
     port: server.address().port,
     observer,
+    // The server side of the connection from local port `port`, once accepted.
+    socketFor(port) {
+      for (const s of sockets) if (s.remotePort === port) return s;
+      return undefined;
+    },
     close() {
       return new Promise((resolve) => {
         // Bounded: a server that never reports 'close' must not hang the
@@ -257,7 +263,11 @@ class ResponseParser {
 
 // Opens a raw connection and plays `steps`:
 //   string | Buffer          written as-is
-//   { delay: ms }            pause (used to split a request across packets)
+//   { serverRead: true }     wait until the server has read everything sent so far, so
+//                            that the next write is a read of its own (needs
+//                            opts.serverSocket(localPort), as runOne() passes)
+//   { delay: ms }            pause (not a split: on a busy machine the server may read
+//                            what comes before and after it at once; use serverRead)
 //   { waitFor: 'text' }      wait until the response bytes contain 'text'
 //   { waitResponses: n }     wait until n final responses have been parsed
 //   { end: true }            half-close our side
@@ -342,6 +352,15 @@ function exchange(port, steps, opts = {}) {
       });
     }
 
+    async function waitServerRead() {
+      const deadline = Date.now() + timeout;
+      let peer;
+      while (!finished && !(peer = opts.serverSocket(socket.localPort)) && Date.now() < deadline) {
+        await sleep(2);
+      }
+      if (peer) await waitForRead(peer, socket.bytesWritten, Math.max(0, deadline - Date.now()));
+    }
+
     const ctx = {
       socket,
       get finished() { return finished; },
@@ -357,6 +376,8 @@ function exchange(port, steps, opts = {}) {
             await writeAsync(socket, step);
           } else if (typeof step === 'function') {
             await step(socket, ctx);
+          } else if (step.serverRead) {
+            await waitServerRead();
           } else if (step.delay !== undefined) {
             await sleep(step.delay);
           } else if (step.waitFor !== undefined) {
@@ -460,7 +481,7 @@ async function runOne(impl, scenario) {
     // (e.g. hold off reading until the handler has hit backpressure).
     const steps = typeof scenario.request === 'function' ?
       scenario.request(observer) : scenario.request;
-    const result = await exchange(srv.port, steps, scenario);
+    const result = await exchange(srv.port, steps, { ...scenario, serverSocket: srv.socketFor });
     // Give 'close'/'finish' driven observations a tick to land.
     await sleep(scenario.settle || 20);
     return { summary: summarize(result, scenario.big), observer };

@@ -42,28 +42,7 @@ impl HeadParser {
             let St::Field(field) = self.st else {
                 return Ok(self.st == St::Done);
             };
-            // States that read runs of bytes.
-            match field {
-                Field::Name => {
-                    let n = chars::run(&buf[self.pos.min(buf.len())..], TOKEN);
-                    self.pos += n;
-                    self.count(n, limits)?;
-                }
-                Field::Value if self.vm == Vm::General => {
-                    let n = value_run(&buf[self.pos.min(buf.len())..], limits.leniency);
-                    self.pos += n;
-                    self.count(n, limits)?;
-                }
-                // A run of skipped bytes.
-                Field::DiscardWs => {
-                    let rest = &buf[self.pos.min(buf.len())..];
-                    self.pos += rest
-                        .iter()
-                        .position(|&b| b != b' ' && b != b'\t')
-                        .unwrap_or(rest.len());
-                }
-                _ => {}
-            }
+            self.field_run(field, buf, limits)?;
             let Some(&b) = buf.get(self.pos) else {
                 return Ok(false);
             };
@@ -112,24 +91,7 @@ impl HeadParser {
                     self.pos += 1;
                     self.st = St::Field(Field::DiscardLws);
                 }
-                Field::DiscardLws => {
-                    if b == b' ' || b == b'\t' {
-                        return Err(self.err(errors::INVALID_HEADER_VALUE));
-                    }
-                    // An empty value.
-                    match self.special {
-                        Special::ContentLength => {
-                            return Err(self.err(errors::EMPTY_CONTENT_LENGTH));
-                        }
-                        // llhttp 9.4 (node 24) rejects an empty Transfer-Encoding; 9.3
-                        // (node 20) ignores it. The stricter answer serves both.
-                        Special::TransferEncoding => return Err(self.err(errors::EMPTY_TE)),
-                        Special::Expect => self.flags |= M_EXPECT,
-                        Special::Host => self.flags |= M_HOST,
-                        _ => {}
-                    }
-                    self.st = St::Field(Field::LineStart);
-                }
+                Field::DiscardLws => self.empty_value(b)?,
                 Field::Value => self.value_byte(b, limits)?,
                 Field::ValueCr => {
                     if b != b'\n' {
@@ -154,6 +116,54 @@ impl HeadParser {
                 }
             }
         }
+    }
+
+    /// The states that read runs of bytes: a name, a general value, blanks before a value.
+    #[inline(always)]
+    fn field_run(&mut self, field: Field, buf: &[u8], limits: &Limits) -> Result<(), ParseError> {
+        match field {
+            Field::Name => {
+                let n = chars::run(&buf[self.pos.min(buf.len())..], TOKEN);
+                self.pos += n;
+                self.count(n, limits)?;
+            }
+            Field::Value if self.vm == Vm::General => {
+                let n = value_run(&buf[self.pos.min(buf.len())..], limits.leniency);
+                self.pos += n;
+                self.count(n, limits)?;
+            }
+            // A run of skipped bytes.
+            Field::DiscardWs => {
+                let rest = &buf[self.pos.min(buf.len())..];
+                self.pos += rest
+                    .iter()
+                    .position(|&b| b != b' ' && b != b'\t')
+                    .unwrap_or(rest.len());
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The byte after a CRLF that came before any value byte: the value is empty (a fold
+    /// fails).
+    fn empty_value(&mut self, b: u8) -> Result<(), ParseError> {
+        if b == b' ' || b == b'\t' {
+            return Err(self.err(errors::INVALID_HEADER_VALUE));
+        }
+        match self.special {
+            Special::ContentLength => {
+                return Err(self.err(errors::EMPTY_CONTENT_LENGTH));
+            }
+            // llhttp 9.4 (node 24) rejects an empty Transfer-Encoding; 9.3
+            // (node 20) ignores it. The stricter answer serves both.
+            Special::TransferEncoding => return Err(self.err(errors::EMPTY_TE)),
+            Special::Expect => self.flags |= M_EXPECT,
+            Special::Host => self.flags |= M_HOST,
+            _ => {}
+        }
+        self.st = St::Field(Field::LineStart);
+        Ok(())
     }
 
     /// A whole `name: value CRLF` line of a field whose value needs no special machine,

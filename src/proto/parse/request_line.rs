@@ -28,32 +28,7 @@ impl HeadParser {
             let St::Line(line) = self.st else {
                 return Ok(true);
             };
-            // States that read runs of bytes.
-            match line {
-                Line::Url(u @ (UrlSt::Path | UrlSt::Query | UrlSt::Fragment | UrlSt::Server)) => {
-                    let class = match u {
-                        UrlSt::Path => PATH,
-                        UrlSt::Query => QUERY,
-                        UrlSt::Fragment => FRAGMENT,
-                        _ => SERVER,
-                    };
-                    let n = chars::run(&buf[self.pos.min(buf.len())..], class);
-                    self.pos += n;
-                    self.count(n, limits)?;
-                }
-                // Runs of skipped bytes.
-                Line::Start | Line::SpacesBeforeUrl | Line::SpacesBeforeProtocol => {
-                    let rest = &buf[self.pos.min(buf.len())..];
-                    self.pos += rest
-                        .iter()
-                        .position(|&b| match line {
-                            Line::Start => b != b'\r' && b != b'\n',
-                            _ => b != b' ',
-                        })
-                        .unwrap_or(rest.len());
-                }
-                _ => {}
-            }
+            self.line_run(line, buf, limits)?;
             let Some(&b) = buf.get(self.pos) else {
                 return Ok(false);
             };
@@ -67,39 +42,12 @@ impl HeadParser {
                         self.st = St::Line(Line::Method);
                     }
                 }
-                Line::Method => match methods.matches(&buf[self.mark..]) {
-                    MethodMatch::NeedMore => return Ok(false),
-                    MethodMatch::Invalid(k) => {
-                        return Err(errors::INVALID_METHOD.at(self.mark + k));
-                    }
-                    MethodMatch::Found(i, k) => {
-                        self.method = i;
-                        self.pos = self.mark + k;
-                        match buf.get(self.pos) {
-                            None => return Ok(false),
-                            Some(b' ') => {
-                                self.pos += 1;
-                                self.skip_start = self.pos;
-                                self.st = St::Line(Line::SpacesBeforeUrl);
-                            }
-                            Some(_) => return Err(self.err(errors::METHOD_SPACE)),
-                        }
-                    }
-                },
-                Line::SpacesBeforeUrl => {
-                    if b == b' ' {
-                        self.pos += 1;
-                    } else {
-                        self.end_skip();
-                        self.url.0 = self.pos;
-                        let connect = methods.all.get(self.method).and_then(|m| m.index);
-                        self.st = if connect.is_some() && connect == methods.connect {
-                            St::Line(Line::Url(UrlSt::Server))
-                        } else {
-                            St::Line(Line::Url(UrlSt::Start))
-                        };
+                Line::Method => {
+                    if !self.method(buf, methods)? {
+                        return Ok(false);
                     }
                 }
+                Line::SpacesBeforeUrl => self.target_start(b, methods),
                 Line::Url(u) => self.url_byte(u, b, limits)?,
                 Line::UrlCr => {
                     if b != b'\n' {
@@ -126,115 +74,223 @@ impl HeadParser {
                         self.st = St::Line(Line::Protocol { p: 0, i: 0 });
                     }
                 }
-                Line::Protocol { p, i } => {
-                    if i == 0 {
-                        // The common request lines, whole.
-                        let rest = &buf[self.pos..];
-                        let v11 = rest.starts_with(b"HTTP/1.1\r\n");
-                        if (v11 || rest.starts_with(b"HTTP/1.0\r\n"))
-                            && Some(self.method) != methods.pri
-                            && methods
-                                .all
-                                .get(self.method)
-                                .is_some_and(|m| m.protocols & P_HTTP != 0)
-                        {
-                            self.major = 1;
-                            self.minor = v11 as u8;
-                            self.pos += 10;
-                            self.headers_start = self.pos;
-                            self.st = St::Field(Field::HeadersStart);
-                            continue;
-                        }
-                        let Some(p) = PROTOCOLS.iter().position(|(w, _, _)| w[0] == b) else {
-                            return Err(self.err(errors::INVALID_CONSTANT));
-                        };
+                Line::Protocol { i: 0, .. } => self.protocol_start(b, buf, methods)?,
+                Line::Protocol { p, i } => self.protocol_byte(p, i, b, methods)?,
+                Line::Major | Line::Dot | Line::Minor => self.version(line, b, methods)?,
+                Line::VersionEnd | Line::VersionCr | Line::Pri(_) => self.line_end(line, b)?,
+            }
+        }
+    }
+
+    /// The states that read runs of bytes: the request target's, and the skipped bytes
+    /// before the method, the target and the protocol.
+    #[inline(always)]
+    fn line_run(&mut self, line: Line, buf: &[u8], limits: &Limits) -> Result<(), ParseError> {
+        match line {
+            Line::Url(u @ (UrlSt::Path | UrlSt::Query | UrlSt::Fragment | UrlSt::Server)) => {
+                let class = match u {
+                    UrlSt::Path => PATH,
+                    UrlSt::Query => QUERY,
+                    UrlSt::Fragment => FRAGMENT,
+                    _ => SERVER,
+                };
+                let n = chars::run(&buf[self.pos.min(buf.len())..], class);
+                self.pos += n;
+                self.count(n, limits)?;
+            }
+            Line::Start | Line::SpacesBeforeUrl | Line::SpacesBeforeProtocol => {
+                let rest = &buf[self.pos.min(buf.len())..];
+                self.pos += rest
+                    .iter()
+                    .position(|&b| match line {
+                        Line::Start => b != b'\r' && b != b'\n',
+                        _ => b != b' ',
+                    })
+                    .unwrap_or(rest.len());
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The method, from `mark`, and its SP. Ok(false): more bytes are needed.
+    #[inline(always)]
+    fn method(&mut self, buf: &[u8], methods: &Methods) -> Result<bool, ParseError> {
+        match methods.matches(&buf[self.mark..]) {
+            MethodMatch::NeedMore => Ok(false),
+            MethodMatch::Invalid(k) => Err(errors::INVALID_METHOD.at(self.mark + k)),
+            MethodMatch::Found(i, k) => {
+                self.method = i;
+                self.pos = self.mark + k;
+                match buf.get(self.pos) {
+                    None => Ok(false),
+                    Some(b' ') => {
                         self.pos += 1;
-                        self.st = St::Line(Line::Protocol { p: p as u8, i: 1 });
-                        continue;
+                        self.skip_start = self.pos;
+                        self.st = St::Line(Line::SpacesBeforeUrl);
+                        Ok(true)
                     }
-                    let (word, allowed, wrong_method) = PROTOCOLS[p as usize];
-                    if (i as usize) < word.len() {
-                        if b != word[i as usize] {
-                            return Err(self.err(errors::INVALID_CONSTANT));
-                        }
-                        self.pos += 1;
-                        self.st = St::Line(Line::Protocol { p, i: i + 1 });
-                        if i as usize + 1 == word.len() {
-                            let m = methods.all.get(self.method);
-                            if m.is_none_or(|m| m.protocols & allowed == 0) {
-                                return Err(self.err(wrong_method));
-                            }
-                            // An RTSP method node:http does not list (DESCRIBE, ...): llhttp
-                            // accepts it with RTSP/x.x, but http.METHODS has no name for it.
-                            if m.is_some_and(|m| m.index.is_none() && m.name != b"PRI") {
-                                return Err(self.err(errors::INVALID_METHOD));
-                            }
-                        }
-                        continue;
-                    }
-                    if b != b'/' {
-                        return Err(self.err(errors::INVALID_CONSTANT));
-                    }
-                    self.pos += 1;
-                    self.st = St::Line(Line::Major);
-                }
-                Line::Major => {
-                    if !b.is_ascii_digit() {
-                        return Err(self.err(errors::MAJOR_VERSION));
-                    }
-                    self.major = b - b'0';
-                    self.pos += 1;
-                    self.st = St::Line(Line::Dot);
-                }
-                Line::Dot => {
-                    if b != b'.' {
-                        return Err(self.err(errors::VERSION_DOT));
-                    }
-                    self.pos += 1;
-                    self.st = St::Line(Line::Minor);
-                }
-                Line::Minor => {
-                    if !b.is_ascii_digit() {
-                        return Err(self.err(errors::MINOR_VERSION));
-                    }
-                    self.minor = b - b'0';
-                    if !matches!((self.major, self.minor), (0, 9) | (1, 0) | (1, 1) | (2, 0)) {
-                        return Err(self.err(errors::INVALID_VERSION));
-                    }
-                    self.pos += 1;
-                    self.st = if Some(self.method) == methods.pri {
-                        St::Line(Line::Pri(0))
-                    } else {
-                        St::Line(Line::VersionEnd)
-                    };
-                }
-                Line::VersionEnd => {
-                    if b != b'\r' {
-                        return Err(self.err(errors::VERSION_CRLF));
-                    }
-                    self.pos += 1;
-                    self.st = St::Line(Line::VersionCr);
-                }
-                Line::VersionCr => {
-                    if b != b'\n' {
-                        return Err(self.err(errors::VERSION_LF));
-                    }
-                    self.pos += 1;
-                    self.headers_start = self.pos;
-                    self.st = St::Field(Field::HeadersStart);
-                }
-                Line::Pri(i) => {
-                    if H2_PREFACE_REST.get(i as usize) != Some(&b) {
-                        return Err(self.err(errors::H2_PREFACE));
-                    }
-                    self.pos += 1;
-                    if i as usize + 1 == H2_PREFACE_REST.len() {
-                        return Err(self.err(errors::H2_UPGRADE));
-                    }
-                    self.st = St::Line(Line::Pri(i + 1));
+                    Some(_) => Err(self.err(errors::METHOD_SPACE)),
                 }
             }
         }
+    }
+
+    /// A byte after the method's SP: more spaces, or the request target's first byte (an
+    /// authority for CONNECT).
+    #[inline(always)]
+    fn target_start(&mut self, b: u8, methods: &Methods) {
+        if b == b' ' {
+            self.pos += 1;
+        } else {
+            self.end_skip();
+            self.url.0 = self.pos;
+            let connect = methods.all.get(self.method).and_then(|m| m.index);
+            self.st = if connect.is_some() && connect == methods.connect {
+                St::Line(Line::Url(UrlSt::Server))
+            } else {
+                St::Line(Line::Url(UrlSt::Start))
+            };
+        }
+    }
+
+    /// The protocol's first byte; the common request lines (`HTTP/1.1` or `HTTP/1.0`, CRLF)
+    /// are taken whole.
+    #[inline(always)]
+    fn protocol_start(&mut self, b: u8, buf: &[u8], methods: &Methods) -> Result<(), ParseError> {
+        let rest = &buf[self.pos..];
+        let v11 = rest.starts_with(b"HTTP/1.1\r\n");
+        if (v11 || rest.starts_with(b"HTTP/1.0\r\n"))
+            && Some(self.method) != methods.pri
+            && methods
+                .all
+                .get(self.method)
+                .is_some_and(|m| m.protocols & P_HTTP != 0)
+        {
+            self.major = 1;
+            self.minor = v11 as u8;
+            self.pos += 10;
+            self.headers_start = self.pos;
+            self.st = St::Field(Field::HeadersStart);
+            return Ok(());
+        }
+        let Some(p) = PROTOCOLS.iter().position(|(w, _, _)| w[0] == b) else {
+            return Err(self.err(errors::INVALID_CONSTANT));
+        };
+        self.pos += 1;
+        self.st = St::Line(Line::Protocol { p: p as u8, i: 1 });
+        Ok(())
+    }
+
+    /// Byte `i` (> 0) of protocol `p`'s name, or the `/` after it. The name's last byte
+    /// checks that the method may use the protocol.
+    #[inline(always)]
+    fn protocol_byte(&mut self, p: u8, i: u8, b: u8, methods: &Methods) -> Result<(), ParseError> {
+        let (word, allowed, wrong_method) = PROTOCOLS[p as usize];
+        if (i as usize) < word.len() {
+            if b != word[i as usize] {
+                return Err(self.err(errors::INVALID_CONSTANT));
+            }
+            self.pos += 1;
+            self.st = St::Line(Line::Protocol { p, i: i + 1 });
+            if i as usize + 1 == word.len() {
+                let m = methods.all.get(self.method);
+                if m.is_none_or(|m| m.protocols & allowed == 0) {
+                    return Err(self.err(wrong_method));
+                }
+                // An RTSP method node:http does not list (DESCRIBE, ...): llhttp
+                // accepts it with RTSP/x.x, but http.METHODS has no name for it.
+                if m.is_some_and(|m| m.index.is_none() && m.name != b"PRI") {
+                    return Err(self.err(errors::INVALID_METHOD));
+                }
+            }
+            return Ok(());
+        }
+        if b != b'/' {
+            return Err(self.err(errors::INVALID_CONSTANT));
+        }
+        self.pos += 1;
+        self.st = St::Line(Line::Major);
+        Ok(())
+    }
+
+    /// The version digits and their dot.
+    #[inline(always)]
+    fn version(&mut self, line: Line, b: u8, methods: &Methods) -> Result<(), ParseError> {
+        debug_assert!(matches!(line, Line::Major | Line::Dot | Line::Minor));
+        match line {
+            Line::Major => {
+                if !b.is_ascii_digit() {
+                    return Err(self.err(errors::MAJOR_VERSION));
+                }
+                self.major = b - b'0';
+                self.pos += 1;
+                self.st = St::Line(Line::Dot);
+            }
+            Line::Dot => {
+                if b != b'.' {
+                    return Err(self.err(errors::VERSION_DOT));
+                }
+                self.pos += 1;
+                self.st = St::Line(Line::Minor);
+            }
+            Line::Minor => {
+                if !b.is_ascii_digit() {
+                    return Err(self.err(errors::MINOR_VERSION));
+                }
+                self.minor = b - b'0';
+                if !matches!((self.major, self.minor), (0, 9) | (1, 0) | (1, 1) | (2, 0)) {
+                    return Err(self.err(errors::INVALID_VERSION));
+                }
+                self.pos += 1;
+                self.st = if Some(self.method) == methods.pri {
+                    St::Line(Line::Pri(0))
+                } else {
+                    St::Line(Line::VersionEnd)
+                };
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The CRLF after the version, or after `PRI * HTTP/2.0` the rest of HTTP/2's preface
+    /// (which fails as llhttp fails it: node:http does not speak HTTP/2).
+    #[inline(always)]
+    fn line_end(&mut self, line: Line, b: u8) -> Result<(), ParseError> {
+        debug_assert!(matches!(
+            line,
+            Line::VersionEnd | Line::VersionCr | Line::Pri(_)
+        ));
+        match line {
+            Line::VersionEnd => {
+                if b != b'\r' {
+                    return Err(self.err(errors::VERSION_CRLF));
+                }
+                self.pos += 1;
+                self.st = St::Line(Line::VersionCr);
+            }
+            Line::VersionCr => {
+                if b != b'\n' {
+                    return Err(self.err(errors::VERSION_LF));
+                }
+                self.pos += 1;
+                self.headers_start = self.pos;
+                self.st = St::Field(Field::HeadersStart);
+            }
+            Line::Pri(i) => {
+                if H2_PREFACE_REST.get(i as usize) != Some(&b) {
+                    return Err(self.err(errors::H2_PREFACE));
+                }
+                self.pos += 1;
+                if i as usize + 1 == H2_PREFACE_REST.len() {
+                    return Err(self.err(errors::H2_UPGRADE));
+                }
+                self.st = St::Line(Line::Pri(i + 1));
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     fn http09(&mut self) {

@@ -1,0 +1,114 @@
+'use strict';
+// The JS ↔ addon contract (src/binding/contract.rs): the addon rejects a missing, extra or
+// mistyped argument instead of reading it as 0, and scripts/check-contract.js fails when lib/
+// and the addon's declarations disagree (shown here on copies with a deliberate mismatch).
+const { test } = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const { binding, flags, defaults } = require('../lib/internal/native');
+
+const root = path.join(__dirname, '..');
+const script = path.join(root, 'scripts', 'check-contract.js');
+
+function check(...args) {
+  const r = spawnSync(process.execPath, [script, ...args], { encoding: 'utf8', timeout: 110000 });
+  return { status: r.status, out: r.stdout + r.stderr };
+}
+
+function typeError(fn, re) {
+  assert.throws(fn, (err) => {
+    assert.ok(err instanceof TypeError, String(err));
+    assert.strictEqual(err.code, 'ERR_INVALID_ARG_TYPE');
+    assert.match(err.message, re);
+    return true;
+  });
+}
+
+test('a missing, extra or mistyped argument throws instead of reading as 0', { timeout: 10000 },
+  () => {
+    typeError(() => binding.pause(), /pause\(\): argument 'id' must be number, got nothing/);
+    typeError(() => binding.pause(1), /argument 'paused' must be boolean, got nothing/);
+    typeError(() => binding.setTimeout(1, '5'), /argument 'ms' must be number, got a string/);
+    typeError(() => binding.serverFlags(0, 1), /argument 'value' must be number/);
+    typeError(() => binding.discardBody(1, 2), /takes 1 arguments, got 2/);
+    typeError(() => binding.inject(1, 'text'), /argument 'bytes' must be Uint8Array/);
+    typeError(() => binding.raw(1, 5, false, 0, false), /argument 'data' must be string \| Uint8Array/);
+    typeError(() => binding.respond(1, 0, 200, null, '', {}, 0, ''), /argument 'body'/);
+    typeError(() => binding.serverConfig(2 ** 20, { timeout: '5' }),
+      /serverConfig\(\): options\.timeout must be number, got a string/);
+    // A well-typed call on a connection that does not exist is a no-op.
+    assert.strictEqual(binding.discardBody(2 ** 40), undefined);
+  });
+
+test('init refuses a callbacks object without one of the declared callbacks',
+  { timeout: 10000 }, () => {
+    typeError(() => binding.init({}, [], []), /callbacks\.onRequest must be a function/);
+    typeError(() => binding.init(null, [], []), /argument 'callbacks'/);
+  });
+
+test('the constants JS uses come from the addon', { timeout: 10000 }, () => {
+  for (const k of ['VERSION_MAJOR_SHIFT', 'VERSION_MINOR_SHIFT', 'VERSION_DIGIT_MASK']) {
+    assert.strictEqual(typeof flags[k], 'number', k);
+  }
+  assert.deepStrictEqual(Object.keys(binding.clientErrorStatus).sort(),
+    ['HPE_CHUNK_EXTENSIONS_OVERFLOW', 'HPE_HEADER_OVERFLOW', 'default']);
+  for (const k of ['keepAliveTimeout', 'headersTimeout', 'requestTimeout', 'maxHeaderPairs']) {
+    assert.ok(defaults[k] > 0, k);
+  }
+  assert.deepStrictEqual(binding.callbacks, binding.contract.callbacks.map(([n]) => n));
+});
+
+test('scripts/check-contract.js passes on this tree', { timeout: 120000 }, () => {
+  const r = check();
+  assert.strictEqual(r.status, 0, r.out);
+  assert.match(r.out, /3 passed, 0 failed/);
+});
+
+function libCopy(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fast-http-contract-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.cpSync(path.join(root, 'lib'), dir, { recursive: true });
+  return dir;
+}
+
+/** Replaces `from` in the first file of `dir` holding it (wherever lib/ keeps that code). */
+function edit(dir, from, to) {
+  for (const e of fs.readdirSync(dir, { recursive: true })) {
+    const file = path.join(dir, e);
+    if (!file.endsWith('.js') && !file.endsWith('.d.ts')) continue;
+    const text = fs.readFileSync(file, 'utf8');
+    if (text.includes(from)) return fs.writeFileSync(file, text.replace(from, to));
+  }
+  assert.fail(`no file of ${dir} holds ${from}`);
+}
+
+test('a call that disagrees with the declarations fails the check', { timeout: 120000 }, (t) => {
+  const lib = libCopy(t);
+  // A missing argument, an unknown export, an unknown flag and an unknown callback.
+  edit(lib, 'binding.discardBody(', 'binding.discardBodies(');
+  edit(lib, 'binding.tap(this[kId], ', 'binding.tap(');
+  edit(lib, 'F_ASK_UPGRADE, F_UPGRADE_BODY,',
+    'F_ASK_UPGRADE, F_UPGRADE_BODY, F_NO_SUCH_FLAG,');
+  edit(lib, 'init({\n  onRequest,', 'init({\n  onNoSuchEvent() {},\n  onRequest,');
+  const r = check('--lib', lib);
+  assert.strictEqual(r.status, 1, r.out);
+  assert.match(r.out, /not ok - lib\/ uses the native module as declared/);
+  assert.match(r.out, /discardBodies/);
+  assert.match(r.out, /Expected 2 arguments, but got 1/);
+  assert.match(r.out, /F_NO_SUCH_FLAG/);
+  assert.match(r.out, /onNoSuchEvent/);
+  assert.match(r.out, /2 passed, 1 failed/);
+});
+
+test('native.d.ts that is not what the addon declares fails the check', { timeout: 120000 },
+  (t) => {
+    const lib = libCopy(t);
+    edit(lib, 'pause(id: number, paused: boolean)',
+      'pause(id: number, paused: number)');
+    const r = check('--lib', lib);
+    assert.strictEqual(r.status, 1, r.out);
+    assert.match(r.out, /not ok - native\.d\.ts is generated from the addon's declarations/);
+  });
