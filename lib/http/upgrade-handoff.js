@@ -3,7 +3,9 @@
 // CONNECT requests): the socket leaves the HTTP server and 'upgrade' / 'connect' gets it,
 // with what followed the head. shouldUpgradeCallback's question is upgrade-callback.js;
 // Node 26's stream for an upgrade whose request had a body is upgrade-stream.js.
-const { F_CONNECT, F_ASK_UPGRADE, F_UPGRADE_BODY } = require('../internal/native').flags;
+const {
+  F_CONNECT, F_ASK_UPGRADE, F_UPGRADE_BODY,
+} = require('../internal/native').flags;
 const { askUpgrade } = require('./upgrade-callback');
 const { UpgradeStream } = require('./upgrade-stream');
 const { detachHttp } = require('./server-logic');
