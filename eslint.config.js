@@ -1,6 +1,7 @@
 'use strict';
 // The JS linter (npm test runs it): eslint's recommended rules for CommonJS on Node, plus the
-// project's conventions ('use strict', const where nothing reassigns, no unused names).
+// project's conventions ('use strict', const where nothing reassigns, no unused names) and,
+// for lib/, limits on a function's length and complexity.
 const js = require('@eslint/js');
 const globals = require('globals');
 
@@ -23,6 +24,15 @@ module.exports = [
       'no-unused-vars': ['error', { args: 'none', caughtErrors: 'none' }],
       'no-empty': ['error', { allowEmptyCatch: true }],
       eqeqeq: ['error', 'smart'],
+    },
+  },
+  {
+    // The package's own code: functions short and simple enough to read whole (issue #22).
+    // A function's lines count as they stand, blank lines and comments included.
+    files: ['lib/**/*.js', 'lib/**/*.mjs', 'src/**/*.js'],
+    rules: {
+      complexity: ['error', 20],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false }],
     },
   },
   {

@@ -62,57 +62,74 @@ function isHandle(obj) {
 }
 
 function listen(server, args) {
-  const [normalized, cb] = normalizeArgs(args);
-  let options = normalized;
+  const [given, cb] = normalizeArgs(args);
   if (server[kListening] || server[kClusterHandle]) throw errors.ERR_SERVER_ALREADY_LISTEN();
-  if (serverListen?.hasSubscribers) serverListen.asyncStart.publish({ server, options });
+  if (serverListen?.hasSubscribers) serverListen.asyncStart.publish({ server, options: given });
   if (cb !== null) server.once('listening', cb);
-  const backlogFromArgs = toNumber(args.length > 1 && args[1]) ||
-    toNumber(args.length > 2 && args[2]);
-  options = options._handle || options.handle || options;
+  const backlog = backlogFromArgs(args);
+  const options = given._handle || given.handle || given;
   server[kListeningId] = (server[kListeningId] || 0) + 1;
   if (isHandle(options)) {
     // listen(handle): the handle's socket, shared through a second descriptor; closing the
     // server closes the handle, as it would close node's.
     server[kOwnedHandle] = options;
-    adopt(server, options.fd, backlogFromArgs || 511, true, null, null);
+    adopt(server, options.fd, backlog || 511, true, null, null);
     return server;
   }
   addAbortSignal(server, options);
   if (typeof options.fd === 'number' && options.fd >= 0) {
-    listenInCluster(server, null, null, null, backlogFromArgs, options.fd);
-    return server;
+    listenInCluster(server, null, null, null, backlog, options.fd);
+  } else {
+    listenOnOptions(server, options, args, backlog);
   }
-  if (args.length === 0 || typeof args[0] === 'function' ||
-      (typeof options.port === 'undefined' && 'port' in options) || options.port === null) {
-    options.port = 0;
-  }
+  return server;
+}
+
+/** net's backlog from `listen(port, [host], [backlog])` / `listen(port, backlog)`. */
+function backlogFromArgs(args) {
+  return toNumber(args.length > 1 && args[1]) || toNumber(args.length > 2 && args[2]);
+}
+
+/** `listen()`, `listen(cb)`, `listen({ port: undefined })`, `listen({ port: null })`: port 0. */
+function listensOnAnyPort(args, options) {
+  return args.length === 0 || typeof args[0] === 'function' ||
+    (typeof options.port === 'undefined' && 'port' in options) || options.port === null;
+}
+
+/** The `{ port, host }` and `{ path }` forms (and the errors for neither). */
+function listenOnOptions(server, options, args, argsBacklog) {
+  if (listensOnAnyPort(args, options)) options.port = 0;
   if (typeof options.port === 'number' || typeof options.port === 'string') {
-    validatePort(options.port, 'options.port');
-    const backlog = options.backlog || backlogFromArgs;
-    const flags = { ipv6Only: !!options.ipv6Only, reusePort: options.reusePort === true };
-    if (options.host) {
-      lookupAndListen(server, options.port | 0, options.host, backlog, options.exclusive, flags);
-    } else {
-      listenInCluster(server, null, options.port | 0, 4, backlog, undefined, options.exclusive,
-        flags);
-    }
-    return server;
-  }
-  if (options.path && isPipeName(options.path)) {
-    const backlog = options.backlog || backlogFromArgs;
-    listenInCluster(server, options.path, -1, -1, backlog, undefined, options.exclusive);
-    if (server[kListening] && (options.readableAll === true || options.writableAll === true)) {
-      const mode = (options.readableAll ? 0o444 : 0) | (options.writableAll ? 0o222 : 0);
-      require('node:fs').chmodSync(options.path, 0o600 | mode);
-    }
-    return server;
-  }
-  if (!('port' in options) && !('path' in options)) {
+    listenOnPort(server, options, argsBacklog);
+  } else if (options.path && isPipeName(options.path)) {
+    listenOnPath(server, options, argsBacklog);
+  } else if (!('port' in options) && !('path' in options)) {
     throw errors.ERR_INVALID_ARG_VALUE('options', options,
       'must have the property "port" or "path"');
+  } else {
+    throw errors.ERR_INVALID_ARG_VALUE('options', options);
   }
-  throw errors.ERR_INVALID_ARG_VALUE('options', options);
+}
+
+function listenOnPort(server, options, argsBacklog) {
+  validatePort(options.port, 'options.port');
+  const backlog = options.backlog || argsBacklog;
+  const flags = { ipv6Only: !!options.ipv6Only, reusePort: options.reusePort === true };
+  if (options.host) {
+    lookupAndListen(server, options.port | 0, options.host, backlog, options.exclusive, flags);
+  } else {
+    listenInCluster(server, null, options.port | 0, 4, backlog, undefined, options.exclusive,
+      flags);
+  }
+}
+
+function listenOnPath(server, options, argsBacklog) {
+  const backlog = options.backlog || argsBacklog;
+  listenInCluster(server, options.path, -1, -1, backlog, undefined, options.exclusive);
+  if (server[kListening] && (options.readableAll === true || options.writableAll === true)) {
+    const mode = (options.readableAll ? 0o444 : 0) | (options.writableAll ? 0o222 : 0);
+    require('node:fs').chmodSync(options.path, 0o600 | mode);
+  }
 }
 
 function addAbortSignal(server, options) {
@@ -197,9 +214,9 @@ function onClusterConnection(err, clientHandle) {
   const r = binding.adoptConnection(this[kSid], clientHandle.fd);
   clientHandle.close();
   if (!Array.isArray(r)) return;
-  const dispatch = require('./dispatch');
-  if (r.length === 1) dispatch.onDrop(this[kSid], r[0]);
-  else if (r[1]) dispatch.onConnection(this[kSid], r[0]);
+  const events = require('./native-events');
+  if (r.length === 1) events.onDrop(this[kSid], r[0]);
+  else if (r[1]) events.onConnection(this[kSid], r[0]);
 }
 
 /** This process binds and listens itself (not a cluster worker, or `exclusive`). */

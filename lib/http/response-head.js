@@ -20,17 +20,8 @@ const headerCharRegex = /[^\t\x20-\x7e\x80-\xff]/;
 /** Why the native head cannot be used; the caller takes node's path instead. */
 const NEEDS_NODE = null;
 
-const state = {
-  connection: false,
-  contLen: false,
-  te: false,
-  date: false,
-  expect: false,
-  trailer: false,
-  lines: '',
-};
-
-function matchHeader(res, field, value) {
+/** node's matchHeader, noting into `d`. */
+function matchHeader(d, field, value) {
   // Only names as long as one of the fields below can be one: most names skip the
   // lower-casing (node's outgoing path does the same).
   switch (field.length) {
@@ -40,28 +31,32 @@ function matchHeader(res, field, value) {
   field = field.toLowerCase();
   switch (field) {
     case 'connection':
-      state.connection = true;
-      res._removedConnection = false;
-      if (RE_CONN_CLOSE.test(value)) res._last = true;
-      else res.shouldKeepAlive = true;
+      d.seen |= SEEN_CONNECTION;
+      d.removedConnection = false;
+      if (RE_CONN_CLOSE.test(value)) d.last = true;
+      else d.keepAlive = true;
       break;
     case 'transfer-encoding':
-      state.te = true;
-      res._removedTE = false;
-      if (RE_TE_CHUNKED.test(value)) res.chunkedEncoding = true;
+      d.seen |= SEEN_TE;
+      d.removedTE = false;
+      if (RE_TE_CHUNKED.test(value)) d.chunked = true;
       break;
     case 'content-length':
-      state.contLen = true;
-      res._contentLength = +value;
-      res._removedContLen = false;
+      d.seen |= SEEN_CONT_LEN;
+      d.contentLength = +value;
+      d.removedContLen = false;
       break;
     case 'date':
+      d.seen |= SEEN_DATE;
+      break;
     case 'expect':
+      d.seen |= SEEN_EXPECT;
+      break;
     case 'trailer':
-      state[field] = true;
+      d.seen |= SEEN_TRAILER;
       break;
     case 'keep-alive':
-      res._defaultKeepAlive = false;
+      d.defaultKeepAlive = false;
       break;
   }
 }
@@ -74,7 +69,7 @@ function matchHeader(res, field, value) {
 const lines = new Map();
 const LINES_MAX = 512;
 
-function storeHeader(res, key, value, validate) {
+function storeHeader(d, key, value, validate) {
   if (validate) checkValue(key, value);
   const cached = lines.get(key);
   let line;
@@ -87,8 +82,8 @@ function storeHeader(res, key, value, validate) {
       lines.set(key, { value, line });
     }
   }
-  state.lines = state.lines === '' ? line : state.lines + line;
-  matchHeader(res, key, value);
+  d.lines = d.lines === '' ? line : d.lines + line;
+  matchHeader(d, key, value);
 }
 
 /**
@@ -120,29 +115,95 @@ function checkValue(key, value) {
 }
 
 /** Returns false when node's own path must take over. `validate`: writeHead()'s object. */
-function processHeader(res, key, value, validate) {
+function processHeader(d, res, key, value, validate) {
   if (validate) checkName(key);
-  if (key.length === 19 && res._contentLength && key.toLowerCase() === 'content-disposition') {
+  if (key.length === 19 && d.contentLength && key.toLowerCase() === 'content-disposition') {
     return false;
   }
   if (Array.isArray(value)) {
     if ((value.length < 2 || !(key.length === 6 && key.toLowerCase() === 'cookie')) &&
         (!res[kUniqueHeaders] || !res[kUniqueHeaders].has(key.toLowerCase()))) {
-      for (let i = 0; i < value.length; i++) storeHeader(res, key, value[i], validate);
+      for (let i = 0; i < value.length; i++) storeHeader(d, key, value[i], validate);
       return true;
     }
     value = value.join('; ');
   }
-  storeHeader(res, key, value, validate);
+  storeHeader(d, key, value, validate);
   return true;
+}
+
+/** Header names node's _storeHeader notes on the way (its `state`): bits of `seen`. */
+const SEEN_CONNECTION = 1;
+const SEEN_CONT_LEN = 2;
+const SEEN_TE = 4;
+const SEEN_DATE = 8;
+const SEEN_EXPECT = 16;
+const SEEN_TRAILER = 32;
+
+/**
+ * What node's writeHead + _storeHeader decide for one head: the status line, the user's
+ * header lines, flag bits for what node would append, and the response fields node sets on
+ * the way. It starts as a copy of those fields, so applying it unfinished (after a throw)
+ * leaves the response as node's half-run writeHead would. One shape for every response.
+ */
+class HeadDecision {
+  constructor(res) {
+    this.statusCode = res.statusCode;
+    this.statusMessage = res.statusMessage;
+    /** The reason phrase for the addon, or null for the code's default text. */
+    this.reason = null;
+    this.lines = '';
+    this.flags = 0;
+    this.seen = 0;
+    this.hasBody = res._hasBody;
+    this.keepAlive = res.shouldKeepAlive;
+    this.last = res._last;
+    this.chunked = res.chunkedEncoding;
+    this.contentLength = res._contentLength;
+    this.removedConnection = res._removedConnection;
+    this.removedTE = res._removedTE;
+    this.removedContLen = res._removedContLen;
+    this.defaultKeepAlive = res._defaultKeepAlive;
+  }
+}
+
+/** Sets on `res` what node's writeHead would have set. */
+function applyHead(res, d) {
+  res.statusCode = d.statusCode;
+  res.statusMessage = d.statusMessage;
+  res._hasBody = d.hasBody;
+  res.shouldKeepAlive = d.keepAlive;
+  res._last = d.last;
+  res.chunkedEncoding = d.chunked;
+  res._contentLength = d.contentLength;
+  res._removedConnection = d.removedConnection;
+  res._removedTE = d.removedTE;
+  res._removedContLen = d.removedContLen;
+  res._defaultKeepAlive = d.defaultKeepAlive;
+}
+
+/**
+ * The decision for `res`'s head, applied to `res`, or NEEDS_NODE (`res` untouched: node's
+ * writeHead makes the same changes itself). A throw leaves what node's would have set.
+ */
+function head(res, headers, fromObject, reasonGiven) {
+  const d = new HeadDecision(res);
+  try {
+    if (!decideHead(d, res, headers, fromObject, reasonGiven)) return NEEDS_NODE;
+  } catch (err) {
+    applyHead(res, d);
+    throw err;
+  }
+  applyHead(res, d);
+  return d;
 }
 
 /**
  * For `res.end()` before any head was written: validates and updates `res` exactly as node's
- * implicit writeHead would, and returns `{ lines, flags, reason }`, or NEEDS_NODE.
+ * implicit writeHead would, and returns the decision, or NEEDS_NODE.
  */
 function implicitHead(res, reasonGiven = false) {
-  return decideHead(res, res[kOutHeaders], false, reasonGiven);
+  return head(res, res[kOutHeaders], false, reasonGiven);
 }
 
 /**
@@ -151,105 +212,129 @@ function implicitHead(res, reasonGiven = false) {
  * and no headers set before.
  */
 function explicitHead(res, headers, reasonGiven) {
-  return decideHead(res, headers, true, reasonGiven);
+  return head(res, headers, true, reasonGiven);
+}
+
+/**
+ * node's head decisions, writing only `d`: `res` is read for its settings (sendDate,
+ * useChunkedEncodingByDefault, keep-alive timeout, ...) and nothing else. Returns false
+ * when node's own path must take over. `reasonGiven`: writeHead() got a string reason,
+ * which node sends as it is, even ''; any other falsy statusMessage becomes the code's
+ * default text.
+ */
+function decideHead(d, res, headers, fromObject, reasonGiven) {
+  decideStatus(d, res, reasonGiven);
+  if (!collectHeaders(d, res, headers, fromObject)) return false;
+  // An Expect header makes node send the head at once; rare, leave it to node.
+  if (d.seen & SEEN_EXPECT) return false;
+  if (res.sendDate && !(d.seen & SEEN_DATE)) d.flags |= R_DATE;
+  decideConnection(d, res);
+  decideFraming(d, res);
+  if (d.chunked !== true && (d.seen & SEEN_TRAILER)) throw errors.ERR_HTTP_TRAILER_INVALID();
+  d.flags |= framingFlags(d.hasBody, d.chunked, d.last);
+  return true;
 }
 
 /** The last status message that passed node's character check (most responses repeat it). */
 let lastValidMessage = 'OK';
 
-/**
- * `reasonGiven`: writeHead() got a string reason, which node sends as it is, even ''; any
- * other falsy statusMessage becomes the code's default text.
- */
-function decideHead(res, headers, fromObject, reasonGiven) {
-  const original = res.statusCode;
+/** node's writeHead before _storeHeader: the status line and what the status implies. */
+function decideStatus(d, res, reasonGiven) {
+  const original = d.statusCode;
   const statusCode = original | 0;
   if (statusCode < 100 || statusCode > 999) {
     throw errors.ERR_HTTP_INVALID_STATUS_CODE(original);
   }
-  let reason = null;
-  if (!reasonGiven && !res.statusMessage) {
-    res.statusMessage = STATUS_CODES[statusCode] || 'unknown';
+  if (!reasonGiven && !d.statusMessage) {
+    d.statusMessage = STATUS_CODES[statusCode] || 'unknown';
   } else {
-    reason = res.statusMessage;
+    d.reason = d.statusMessage;
   }
-  res.statusCode = statusCode;
-  const message = res.statusMessage;
+  d.statusCode = statusCode;
+  const message = d.statusMessage;
   if (message !== lastValidMessage) {
     if (headerCharRegex.test(message)) throw errors.ERR_INVALID_CHAR('statusMessage');
     // node builds the status line with a template literal: a number, a boolean or an
     // object with toString() is sent as its string form (the addon takes strings only).
-    if (typeof message !== 'string') reason = `${message}`;
+    if (typeof message !== 'string') d.reason = `${message}`;
     else lastValidMessage = message;
   }
   if (statusCode === 204 || statusCode === 304 || (statusCode >= 100 && statusCode <= 199)) {
-    res._hasBody = false;
+    d.hasBody = false;
   }
-  if (res._expect_continue && !res._sent100) res.shouldKeepAlive = false;
+  if (res._expect_continue && !res._sent100) d.keepAlive = false;
+}
 
-  state.connection = state.contLen = state.te = state.date = state.expect = state.trailer = false;
-  state.lines = '';
+/** _storeHeader's loop: writeHead()'s object (validated) or setHeader()'s store. */
+function collectHeaders(d, res, headers, fromObject) {
   if (headers && fromObject) {
     for (const key in headers) {
-      if (Object.hasOwn(headers, key) && !processHeader(res, key, headers[key], true)) {
-        return NEEDS_NODE;
+      if (Object.hasOwn(headers, key) && !processHeader(d, res, key, headers[key], true)) {
+        return false;
       }
     }
   } else if (headers) {
     for (const key in headers) {
       const entry = headers[key];
-      if (!processHeader(res, entry[0], entry[1], false)) return NEEDS_NODE;
+      if (!processHeader(d, res, entry[0], entry[1], false)) return false;
     }
   }
-  // An Expect header makes node send the head at once; rare, leave it to node.
-  if (state.expect) return NEEDS_NODE;
-
-  let flags = 0;
-  if (res.sendDate && !state.date) flags |= R_DATE;
-  if (res.chunkedEncoding && (statusCode === 204 || statusCode === 304)) {
-    res.chunkedEncoding = false;
-    res.shouldKeepAlive = false;
-  }
-  if (res._removedConnection) {
-    res._last = !res.shouldKeepAlive;
-  } else if (!state.connection) {
-    const shouldSendKeepAlive = res.shouldKeepAlive &&
-      (state.contLen || res.useChunkedEncodingByDefault || res.agent);
-    if (shouldSendKeepAlive && res.maxRequestsOnConnectionReached) {
-      flags |= R_CONN_CLOSE;
-    } else if (shouldSendKeepAlive) {
-      flags |= R_CONN_KEEP_ALIVE;
-      if (res._keepAliveTimeout && res._defaultKeepAlive) flags |= R_KA_TIMEOUT;
-    } else {
-      res._last = true;
-      flags |= R_CONN_CLOSE;
-    }
-  }
-  if (!state.contLen && !state.te) {
-    if (!res._hasBody) {
-      res.chunkedEncoding = false;
-    } else if (!res.useChunkedEncodingByDefault) {
-      res._last = true;
-    } else if (!state.trailer && !res._removedContLen && typeof res._contentLength === 'number') {
-      flags |= R_CONTENT_LENGTH;
-    } else if (!res._removedTE) {
-      flags |= R_CHUNKED;
-      res.chunkedEncoding = true;
-    } else {
-      res._last = true;
-    }
-  }
-  if (res.chunkedEncoding !== true && state.trailer) throw errors.ERR_HTTP_TRAILER_INVALID();
-  return { lines: state.lines, flags: flags | bodyFlags(res), reason };
+  return true;
 }
 
-/** Body framing and connection flags once the head is decided. */
-function bodyFlags(res) {
+/** _storeHeader's Connection / Keep-Alive decision, when the user sent no Connection. */
+function decideConnection(d, res) {
+  if (d.chunked && (d.statusCode === 204 || d.statusCode === 304)) {
+    d.chunked = false;
+    d.keepAlive = false;
+  }
+  if (d.removedConnection) {
+    d.last = !d.keepAlive;
+    return;
+  }
+  if (d.seen & SEEN_CONNECTION) return;
+  const shouldSendKeepAlive = d.keepAlive &&
+    ((d.seen & SEEN_CONT_LEN) !== 0 || res.useChunkedEncodingByDefault || res.agent);
+  if (shouldSendKeepAlive && res.maxRequestsOnConnectionReached) {
+    d.flags |= R_CONN_CLOSE;
+  } else if (shouldSendKeepAlive) {
+    d.flags |= R_CONN_KEEP_ALIVE;
+    if (res._keepAliveTimeout && d.defaultKeepAlive) d.flags |= R_KA_TIMEOUT;
+  } else {
+    d.last = true;
+    d.flags |= R_CONN_CLOSE;
+  }
+}
+
+/** _storeHeader's Content-Length / Transfer-Encoding decision, when the user sent neither. */
+function decideFraming(d, res) {
+  if ((d.seen & (SEEN_CONT_LEN | SEEN_TE)) !== 0) return;
+  if (!d.hasBody) {
+    d.chunked = false;
+  } else if (!res.useChunkedEncodingByDefault) {
+    d.last = true;
+  } else if (!(d.seen & SEEN_TRAILER) && !d.removedContLen &&
+      typeof d.contentLength === 'number') {
+    d.flags |= R_CONTENT_LENGTH;
+  } else if (!d.removedTE) {
+    d.flags |= R_CHUNKED;
+    d.chunked = true;
+  } else {
+    d.last = true;
+  }
+}
+
+function framingFlags(hasBody, chunked, last) {
   let flags = 0;
-  if (!res._hasBody) flags |= R_NO_BODY;
-  else if (res.chunkedEncoding) flags |= R_FRAME;
-  if (res._last) flags |= R_CLOSE_AFTER;
+  if (!hasBody) flags |= R_NO_BODY;
+  else if (chunked) flags |= R_FRAME;
+  if (last) flags |= R_CLOSE_AFTER;
   return flags;
+}
+
+/** Body framing and connection flags of a response whose head is decided. */
+function bodyFlags(res) {
+  return framingFlags(res._hasBody, res.chunkedEncoding, res._last);
 }
 
 /**

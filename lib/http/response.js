@@ -11,7 +11,7 @@ const {
   NodeServerResponse, nodeEnd, kCorked, kOutHeaders, sameInstances,
 } = require('../internal/node-internals');
 const { binding } = require('../internal/native');
-const { kId, kSeq, kNativeDone, kMode, kState, kHead } = require('../internal/symbols');
+const { kId, kSeq, kProgress, kMode, kState, kHead } = require('../internal/symbols');
 const {
   implicitHead, explicitHead, headText, bodyFlags, checkName, checkValue,
 } = require('./response-head');
@@ -29,14 +29,33 @@ function headEncoding(res, body) {
 /** A socket whose write() the app replaced sees node's writes through it. */
 const socketWrite = FastSocket.prototype.write;
 
-/** Marks a head the addon wrote: `headersSent` is true, node's code must not send it again. */
+/**
+ * How far fast-http took a response, in one small integer (kProgress): node's fields keep
+ * the values node's own would have (`_header` a truthy text once a head exists, `headersSent`,
+ * `finished`, `writableEnded`), and nothing of ours is read back from them.
+ *
+ * HEAD_NONE: fast-http holds no head; `_header`, when set, is node's own head text.
+ * HEAD_DECIDED: writeHead() decided the head (kHead) without writing it; the one-call end()
+ *   sends it with the body, anything else that sends first turns it into node's text.
+ * HEAD_NATIVE: the addon wrote the head it was given as a decision.
+ * ENDED_NATIVE (a flag on HEAD_NONE or HEAD_NATIVE): the addon took the whole response in
+ *   one call; node's path wrote nothing of it, so it owes the addon no finish().
+ */
+const HEAD_NONE = 0;
+const HEAD_DECIDED = 1;
+const HEAD_NATIVE = 2;
+const ENDED_NATIVE = 4;
+
+/** `_header` once the addon wrote the head: truthy as node's text would be, never sent. */
 const NATIVE_HEAD = 'HTTP/1.1 (written by fast-http)\r\n\r\n';
 
-/**
- * Marks a head writeHead() decided but did not serialize (kHead keeps the decision): the
- * one-call end() sends it natively; anything else that sends first turns it into node's text.
- */
+/** `_header` while the head is only decided (HEAD_DECIDED). */
 const DECIDED_HEAD = 'HTTP/1.1 (decided by fast-http)\r\n\r\n';
+
+/** Whether the addon took the whole response in end()'s one call (see ENDED_NATIVE). */
+function endedNatively(res) {
+  return (res[kProgress] & ENDED_NATIVE) !== 0;
+}
 
 const nodeWriteHead = NodeServerResponse.prototype.writeHead;
 const nodeSetHeader = NodeServerResponse.prototype.setHeader;
@@ -68,7 +87,7 @@ function ServerResponse(req, options) {
   this._eventsCount = 0;
   NodeServerResponse.call(this, req, options);
   this[kSeq] = -1;
-  this[kNativeDone] = false;
+  this[kProgress] = HEAD_NONE;
   this[kHead] = null;
 }
 Object.setPrototypeOf(ServerResponse.prototype, NodeServerResponse.prototype);
@@ -100,6 +119,7 @@ ServerResponse.prototype.writeHead = function writeHead(statusCode, reason, obj)
     explicitHead(this, headers, reasonGiven);
   if (head === null) return nodeWriteHead.apply(this, arguments);
   this[kHead] = head;
+  this[kProgress] = HEAD_DECIDED;
   this._header = DECIDED_HEAD;
   this._headerSent = false;
   return this;
@@ -130,10 +150,9 @@ ServerResponse.prototype.setHeader = function setHeader(name, value) {
 };
 
 ServerResponse.prototype._send = function _send(data, encoding, callback, byteLength) {
-  const head = this[kHead];
-  if (head !== null) {
-    this[kHead] = null;
-    this._header = headText(this, head);
+  if (this[kProgress] === HEAD_DECIDED) {
+    this[kProgress] = HEAD_NONE;
+    this._header = headText(this, this[kHead]);
   }
   return nodeSend.call(this, data, encoding, callback, byteLength);
 };
@@ -147,6 +166,21 @@ ServerResponse.prototype._send = function _send(data, encoding, callback, byteLe
 function plainEncoding(encoding) {
   return !encoding || encoding === 'utf8' || encoding === 'utf-8' || encoding === 'latin1' ||
     Buffer.isEncoding(encoding);
+}
+
+/**
+ * Whether end() can hand the whole response to the addon in one call (head, body and
+ * framing) instead of running node's end(): a response of fast-http's server whose socket is
+ * its own, or that waits its turn on it, still speaking HTTP; nothing written or queued yet;
+ * and nothing node's path would do differently (strictContentLength's check, a cork, an
+ * app's socket.write, a chunk type or encoding only node's path handles or reports).
+ */
+function oneCallEnd(res, socket, waiting, chunk, encoding) {
+  return !res.finished && !res._headerSent && socket !== null &&
+    (socket._httpMessage === res || waiting) && socket[kMode] === 0 && !socket.destroyed &&
+    res.outputData.length === 0 && !res.strictContentLength && !(res[kCorked] > 0) &&
+    socket.write === socketWrite &&
+    (!chunk || ((typeof chunk === 'string' || isUint8Array(chunk)) && plainEncoding(encoding)));
 }
 
 ServerResponse.prototype.end = function end(chunk, encoding, callback) {
@@ -166,82 +200,88 @@ ServerResponse.prototype.end = function end(chunk, encoding, callback) {
     socket = this.req?.socket ?? null;
     waiting = socket !== null && socket[kState] != null && socket[kState].isWaiting(this);
   }
-  if (this.finished || this._headerSent || socket === null ||
-      (socket._httpMessage !== this && !waiting) || socket[kMode] !== 0 ||
-      socket.destroyed || this.outputData.length !== 0 || this.strictContentLength ||
-      this[kCorked] > 0 || socket.write !== socketWrite || (chunk && !plainEncoding(encoding))) {
+  if (!oneCallEnd(this, socket, waiting, chunk, encoding)) {
     return nodeEnd.call(this, chunk, encoding, callback);
   }
   let body;
   let len = 0;
   if (chunk) {
-    if (typeof chunk === 'string') {
-      if (encoding && encoding !== 'utf8' && encoding !== 'utf-8') {
-        body = Buffer.from(chunk, encoding);
-        len = body.length;
-      } else {
-        body = chunk;
-        len = this._header ? 0 : Buffer.byteLength(chunk);
-      }
-    } else if (isUint8Array(chunk)) {
+    if (typeof chunk !== 'string') {
       body = chunk;
       len = chunk.byteLength;
+    } else if (encoding && encoding !== 'utf8' && encoding !== 'utf-8') {
+      body = Buffer.from(chunk, encoding);
+      len = body.length;
     } else {
-      return nodeEnd.call(this, chunk, encoding, callback);
+      body = chunk;
+      len = this._header ? 0 : Buffer.byteLength(chunk);
     }
   }
-  const id = socket[kId];
-  const seq = this[kSeq];
+  const head = endHead(this, len);
+  if (head === false) return nodeEnd.call(this, chunk, encoding, callback);
+  const written = writeNative(this, socket[kId], head, body, waiting);
+  return endAfterNative(this, socket, waiting, written, callback);
+};
+
+/**
+ * The head end()'s one call sends: writeHead()'s decision, or one made now as node's implicit
+ * writeHead would; null when `_header` is node's own head text; false when node's end() must
+ * run instead. `len`: the body's length, for a head decided now.
+ */
+function endHead(res, len) {
+  if (res._header) return res[kProgress] === HEAD_DECIDED ? res[kHead] : null;
+  res._contentLength = len;
+  if (!hooked(res)) return implicitHead(res) ?? false;
+  // node's end() goes through this._implicitHeader() → this.writeHead(statusCode).
+  res._implicitHeader();
+  if (res._headerSent || res.finished) return false;
+  return res[kProgress] === HEAD_DECIDED ? res[kHead] : null;
+}
+
+/** The one call: the decided head (or node's head text) with the body, framed. */
+function writeNative(res, id, head, body, waiting) {
+  const tentative = waiting ? R_TENTATIVE : 0;
   let written;
-  let head = this[kHead];
-  if (!this._header) {
-    this._contentLength = len;
-    if (hooked(this)) {
-      // node's end() goes through this._implicitHeader() → this.writeHead(statusCode).
-      this._implicitHeader();
-      head = this[kHead];
-      if (this._headerSent || this.finished) return nodeEnd.call(this, chunk, encoding, callback);
-    } else {
-      head = implicitHead(this);
-      if (head === null) return nodeEnd.call(this, chunk, encoding, callback);
-    }
-  }
   if (head !== null) {
-    this[kHead] = null;
-    const flags = head.flags | bodyFlags(this) | headEncoding(this, body) |
-      (waiting ? R_TENTATIVE : 0);
-    written = binding.respond(id, seq, this.statusCode, head.reason, head.lines,
-      (flags & R_NO_BODY) ? undefined : body, flags, this._trailer);
-    this._header = NATIVE_HEAD;
+    const flags = head.flags | bodyFlags(res) | headEncoding(res, body) | tentative;
+    written = binding.respond(id, res[kSeq], res.statusCode, head.reason, head.lines,
+      (flags & R_NO_BODY) ? undefined : body, flags, res._trailer);
+    res._header = NATIVE_HEAD;
+    res[kProgress] = written >= 0 ? HEAD_NATIVE | ENDED_NATIVE : HEAD_NATIVE;
   } else {
-    const flags = bodyFlags(this) | headEncoding(this, body) | (waiting ? R_TENTATIVE : 0);
-    written = binding.send(id, seq, this._header, (flags & R_NO_BODY) ? undefined : body, flags,
-      this._trailer);
+    const flags = bodyFlags(res) | headEncoding(res, body) | tentative;
+    written = binding.send(id, res[kSeq], res._header, (flags & R_NO_BODY) ? undefined : body,
+      flags, res._trailer);
+    if (written >= 0) res[kProgress] = ENDED_NATIVE;
   }
-  this[kNativeDone] = written >= 0;
-  this._headerSent = true;
+  res._headerSent = true;
   // The addon framed the body already: node's end() must not write the last chunk again.
-  this.chunkedEncoding = false;
+  res.chunkedEncoding = false;
+  return written;
+}
+
+/** node's end() for the bookkeeping ('prefinish', 'finish', callbacks), with nothing to write. */
+function endAfterNative(res, socket, waiting, written, callback) {
   if (waiting && written > 0) {
     // Until its turn, node keeps a waiting response's bytes in outputData and its
     // 'finish' behind them: count the bytes the addon holds for it the same way, so
     // node's end() queues 'finish' there and _flush() on assignment releases it. They count
     // toward the connection's pending output too (node's flood protection pauses reading).
-    this.outputSize = written;
-    this._onPendingData(written);
+    res.outputSize = written;
+    res._onPendingData(written);
   }
-  if (waiting || !socket[kLazy]) return nodeEnd.call(this, null, null, callback);
+  if (waiting || !socket[kLazy]) return nodeEnd.call(res, null, null, callback);
   // node's end() fully uncorks the socket through its WritableState; a socket without
   // states was never corked, so end() runs detached from it (making no states), and the
   // step it skipped for want of a socket follows.
-  this.socket = null;
+  res.socket = null;
   try {
-    nodeEnd.call(this, null, null, callback);
+    nodeEnd.call(res, null, null, callback);
   } finally {
-    this.socket = socket;
+    res.socket = socket;
   }
-  if (this.outputData.length === 0 && socket._httpMessage === this) this._finish();
-  return this;
-};
+  if (res.outputData.length === 0 && socket._httpMessage === res) res._finish();
+  return res;
+}
 
-module.exports = { ServerResponse, NATIVE_HEAD };
+module.exports = { ServerResponse, NATIVE_HEAD, endedNatively };

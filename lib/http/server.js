@@ -10,7 +10,7 @@ const {
 } = require('../internal/native').flags;
 const net = require('node:net');
 const { binding, servers, defaults } = require('../internal/native');
-require('./dispatch');
+require('./native-events');
 const {
   NodeServer, storeHTTPOptions, kConnectionsCheckingInterval, parseUniqueHeadersOption, maxHeaderSize: defaultMaxHeaderSize,
   kIncomingMessage, kServerResponse, kUniqueHeaders, NodeIncomingMessage, NodeServerResponse,

@@ -11,7 +11,7 @@ module.exports = {
   kRawHeaders: Symbol('fast-http.rawHeaders'),
   kTrailerBlock: Symbol('fast-http.trailerBlock'),
   kRawTrailers: Symbol('fast-http.rawTrailers'),
-  kNativeDone: Symbol('fast-http.nativeDone'),
+  kProgress: Symbol('fast-http.responseProgress'),
   kMode: Symbol('fast-http.socketMode'),
   kPendingWrites: Symbol('fast-http.pendingWrites'),
   kAddress: Symbol('fast-http.address'),

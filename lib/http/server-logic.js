@@ -1,37 +1,34 @@
 'use strict';
-// What happens on each native event, following lib/_http_server.js (parserOnIncoming,
+// node's HTTP server logic (lib/_http_server.js: connectionListenerInternal, parserOnIncoming,
 // resOnFinish, socketOnTimeout, socketOnError, ...) with the parser and net.Socket replaced
-// by the addon. No per-request closures: listeners are shared functions using `this`.
+// by the addon; native-events.js calls it. No per-request closures: listeners are shared
+// functions using `this`.
 const {
   F_HTTP11, F_KEEP_ALIVE, F_UPGRADE, F_EXPECT_CONTINUE,
-  F_EXPECT_OTHER, F_BODY_DONE, F_HOST, F_CONNECT, F_CONTENT_LENGTH, F_CHUNKED, F_INVALID_TE,
-  F_ASK_UPGRADE, F_UPGRADE_BODY, VERSION_MAJOR_SHIFT, VERSION_MINOR_SHIFT, VERSION_DIGIT_MASK,
+  F_EXPECT_OTHER, F_BODY_DONE, F_HOST, F_CONTENT_LENGTH, F_CHUNKED, F_INVALID_TE,
+  VERSION_MAJOR_SHIFT, VERSION_MINOR_SHIFT, VERSION_DIGIT_MASK,
 } = require('../internal/native').flags;
 const {
-  binding, servers, sockets, init, clientErrorResponses, badRequestResponse,
+  binding, sockets, clientErrorResponses, badRequestResponse,
 } = require('../internal/native');
 const {
   METHODS, kIncomingMessage, kServerResponse, kUniqueHeaders, kNeedDrain,
   kOptimizeEmptyRequests, kDetachAbortSignal, abortsWaitingResponses, drainWaitsForResponse,
 } = require('../internal/node-internals');
-const { FastSocket, toRaw, MODE_HTTP, kLazy } = require('./socket');
+const { FastSocket, toRaw, kLazy } = require('./socket');
 const {
-  IncomingMessage, newBodylessRequest, setHeaderBlock, setTrailerBlock,
+  IncomingMessage, newBodylessRequest, setHeaderBlock,
 } = require('./incoming');
 const {
   makeLazy, lazyOf, lazyEnd, lazyDump, watchEnd, onDumpedEnd,
 } = require('../internal/lazy-request-stream');
 const { ConnState } = require('./conn-state');
-const { askUpgrade } = require('./upgrade-callback');
-const { UpgradeStream } = require('./upgrade-stream');
+const { endedNatively } = require('./response');
 const diagnostics = require('./diagnostics');
 const errors = require('../internal/errors');
 const {
-  kId, kSeq, kState, kNativeDone, kBodyReq, kEagerHeaders, kMode, kParser, kIncoming, kConfig,
-  kAsking, kUpgradeReq, kUpgradeStream,
+  kId, kSeq, kState, kBodyReq, kEagerHeaders, kParser, kIncoming, kConfig,
 } = require('../internal/symbols');
-
-const EMPTY = Buffer.alloc(0);
 
 const responses = {
   ...clientErrorResponses,
@@ -53,22 +50,13 @@ function socketFor(server, id) {
   return socket;
 }
 
-function onConnection(sid, id) {
-  const server = servers[sid];
-  if (server === undefined) return;
-  const socket = socketFor(server, id);
-  server.emit('connection', socket);
-  if (diagnostics.serverSocket.hasSubscribers) diagnostics.serverSocket.publish({ socket });
-}
-
-function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
-  const server = servers[sid];
-  if (server === undefined) return;
-  const socket = socketFor(server, id);
-  const state = socket[kState];
+/**
+ * The request object for a head the addon parsed (parserOnIncoming's first half, and what
+ * node's parser sets before it): a body-less request of fast-http's own class (not an app's
+ * subclass, nor one whose prototype an app swaps) runs its stream lifecycle only when observed.
+ */
+function newRequest(server, socket, seq, method, url, headerBlock, flags, body) {
   const eager = server[kEagerHeaders];
-  // A body-less request of fast-http's own class (not an app's subclass, nor one whose
-  // prototype an app swaps) runs its stream lifecycle only when observed.
   let req = null;
   const bodyless = (flags & (F_BODY_DONE | F_UPGRADE)) === F_BODY_DONE && !eager &&
     (body === undefined || body.length === 0) && server[kIncomingMessage] === IncomingMessage;
@@ -77,6 +65,19 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
     req = new server[kIncomingMessage](socket);
     if (bodyless) makeLazy(req);
   }
+  setVersion(req, flags);
+  req.joinDuplicateHeaders = server.joinDuplicateHeaders;
+  req.url = url;
+  req.upgrade = (flags & F_UPGRADE) !== 0;
+  req.method = METHODS[method];
+  req[kSeq] = seq;
+  setHeaderBlock(req, headerBlock, eager);
+  if (socket[kParser] !== null) socket[kIncoming] = req;
+  return req;
+}
+
+/** The request's HTTP version, as the addon packs it in the flags. */
+function setVersion(req, flags) {
   if (flags & F_HTTP11) {
     req.httpVersionMajor = 1;
     req.httpVersionMinor = 1;
@@ -88,31 +89,15 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
     req.httpVersionMinor = minor;
     req.httpVersion = `${major}.${minor}`;
   }
-  req.joinDuplicateHeaders = server.joinDuplicateHeaders;
-  req.url = url;
-  req.upgrade = (flags & F_UPGRADE) !== 0;
-  req.method = METHODS[method];
-  req[kSeq] = seq;
-  setHeaderBlock(req, headerBlock, eager);
-  if (socket[kParser] !== null) socket[kIncoming] = req;
+}
 
-  if (req.upgrade) {
-    if ((flags & F_ASK_UPGRADE) === 0 || askUpgrade(server, socket, req)) {
-      if ((flags & F_UPGRADE_BODY) === 0) {
-        upgrade(server, socket, req, flags, body);
-      } else {
-        // Node 26: the body first, through req; the addon says when to emit (onUpgrade).
-        socket[kBodyReq] = req;
-        socket[kUpgradeReq] = req;
-      }
-      return;
-    }
-    // Refused: a plain request, its body (if any) still to come from the addon; `body` was
-    // the upgrade's head.
-    flags &= ~F_UPGRADE;
-    body = undefined;
-  }
-
+/**
+ * node's parserOnIncoming for a request that does not upgrade: queued on the connection, its
+ * response made and given the socket (or queued behind earlier pipelined ones), then
+ * 'request' or the answer node gives itself, then the body that came with the head.
+ */
+function parserOnIncoming(server, socket, req, flags, body) {
+  const state = socket[kState];
   if ((flags & F_BODY_DONE) === 0) socket[kBodyReq] = req;
   state.pushIncoming(req);
 
@@ -126,6 +111,22 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
     }
   }
 
+  const res = newResponse(server, socket, req, flags, highWaterMark);
+  if (socket._httpMessage) {
+    state.pushOutgoing(res);
+  } else {
+    assignSocket(res, socket);
+  }
+  res.on('finish', resOnFinish);
+  if (req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1 ||
+      !answeredByServer(server, socket, req, res, flags)) {
+    server.emit('request', req, res);
+  }
+  deliverBody(req, flags, body);
+}
+
+/** The response node's parserOnIncoming makes, with the server's settings copied in. */
+function newResponse(server, socket, req, flags, highWaterMark) {
   const res = new server[kServerResponse](req,
     responseOptions(highWaterMark, server.rejectNonStandardBodyWrites));
   // The server's getters for these share one function (a megamorphic load per request);
@@ -135,7 +136,7 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   res._maxRequestsPerSocket = config.maxRequestsPerSocket;
   res.shouldKeepAlive = (flags & F_KEEP_ALIVE) !== 0;
   res[kUniqueHeaders] = server[kUniqueHeaders];
-  res[kSeq] = seq;
+  res[kSeq] = req[kSeq];
   res._onPendingData = onPendingData;
   if (diagnostics.requestStart.hasSubscribers) {
     diagnostics.requestStart.publish({ request: req, response: res, socket, server });
@@ -147,58 +148,57 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
     req._dumpAndCloseReadable();
     req._read();
   }
+  return res;
+}
 
-  if (socket._httpMessage) {
-    state.pushOutgoing(res);
+/**
+ * What node's parserOnIncoming answers itself for an HTTP/1.1 request instead of emitting
+ * 'request': 400 without Host, 503 past maxRequestsPerSocket ('dropRequest'), and
+ * Expect ('checkContinue', 100 Continue, 'checkExpectation', 417). False: 'request' is due.
+ */
+function answeredByServer(server, socket, req, res, flags) {
+  // RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request without Host.
+  if (server.requireHostHeader && (flags & F_HOST) === 0) {
+    res.writeHead(400, ['Connection', 'close']);
+    res.end();
+    return true;
+  }
+  const state = socket[kState];
+  const limit = server[kConfig].maxRequestsPerSocket;
+  const limited = typeof limit === 'number' && limit > 0;
+  if (limited) {
+    state.requestsCount++;
+    res.maxRequestsOnConnectionReached = limit <= state.requestsCount;
+  }
+  if (limited && limit < state.requestsCount) {
+    server.emit('dropRequest', req, socket);
+    res.writeHead(503);
+    res.end();
+    return true;
+  }
+  if ((flags & (F_EXPECT_CONTINUE | F_EXPECT_OTHER)) === 0) return false;
+  if ((flags & F_EXPECT_CONTINUE) === 0) {
+    if (server.listenerCount('checkExpectation') > 0) {
+      server.emit('checkExpectation', req, res);
+    } else {
+      res.writeHead(417);
+      res.end();
+    }
+    return true;
+  }
+  res._expect_continue = true;
+  if (server.listenerCount('checkContinue') > 0) {
+    server.emit('checkContinue', req, res);
   } else {
-    assignSocket(res, socket);
+    res.writeContinue();
+    server.emit('request', req, res);
   }
-  res.on('finish', resOnFinish);
-
-  let handled = false;
-  if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
-    // RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request without Host.
-    if (server.requireHostHeader && (flags & F_HOST) === 0) {
-      res.writeHead(400, ['Connection', 'close']);
-      res.end();
-      deliverBody(req, flags, body);
-      return;
-    }
-    const limit = config.maxRequestsPerSocket;
-    const limited = typeof limit === 'number' && limit > 0;
-    if (limited) {
-      state.requestsCount++;
-      res.maxRequestsOnConnectionReached = limit <= state.requestsCount;
-    }
-    if (limited && limit < state.requestsCount) {
-      handled = true;
-      server.emit('dropRequest', req, socket);
-      res.writeHead(503);
-      res.end();
-    } else if (flags & (F_EXPECT_CONTINUE | F_EXPECT_OTHER)) {
-      handled = true;
-      if (flags & F_EXPECT_CONTINUE) {
-        res._expect_continue = true;
-        if (server.listenerCount('checkContinue') > 0) {
-          server.emit('checkContinue', req, res);
-        } else {
-          res.writeContinue();
-          server.emit('request', req, res);
-        }
-      } else if (server.listenerCount('checkExpectation') > 0) {
-        server.emit('checkExpectation', req, res);
-      } else {
-        res.writeHead(417);
-        res.end();
-      }
-    }
-  }
-  if (!handled) server.emit('request', req, res);
-  deliverBody(req, flags, body);
+  return true;
 }
 
 /** The options node passes to every ServerResponse; read in the constructor, not kept. */
 let resOptions = { highWaterMark: undefined, rejectNonStandardBodyWrites: undefined };
+
 function responseOptions(highWaterMark, rejectNonStandardBodyWrites) {
   if (resOptions.highWaterMark !== highWaterMark ||
       resOptions.rejectNonStandardBodyWrites !== rejectNonStandardBodyWrites) {
@@ -231,65 +231,11 @@ function detachHttp(socket) {
   socket.removeListener('drain', socketOnDrain);
 }
 
-function upgrade(server, socket, req, flags, head) {
-  detachHttp(socket);
-  // Responses to earlier pipelined requests still finish through the state, as in node.
-  socket.readableFlowing = null;
-  // llhttp completes an upgrade request (no body) before node emits the event.
-  if (!req.complete) {
-    req.complete = true;
-    req.push(null);
-  }
-  emitUpgrade(server, (flags & F_CONNECT) !== 0 ? 'connect' : 'upgrade', req, socket,
-    head === undefined ? EMPTY : head);
-}
-
-function emitUpgrade(server, event, req, stream, head) {
-  // shouldUpgradeCallback may say yes with nobody listening: node destroys the socket.
-  if (server.listenerCount(event) > 0) {
-    server.emit(event, req, stream, head);
-  } else {
-    req.socket.destroy();
-  }
-}
-
-/** node's socketOnEnd while an upgrade's body is read: the parser finishes without error. */
-function upgradeSocketOnEnd() {
-  if (this[kUpgradeReq] != null && !this.server.httpAllowHalfOpen) this.end();
-}
-
-/**
- * Node 26, an Upgrade request whose body went through `req` (onParserExecuteCommon): once the
- * read that brought the head is parsed, 'upgrade' is emitted with the socket and what followed
- * the body when the body came whole (`head`), else with an UpgradeStream and an empty head,
- * and the protocol's bytes reach that stream once the body has ended.
- */
-function onUpgrade(id, seq, head) {
-  const socket = sockets.get(id);
-  const req = socket?.[kUpgradeReq];
-  if (req == null || req[kSeq] !== seq) return;
-  const stream = socket[kUpgradeStream];
-  if (head === undefined) {
-    socket.on('end', upgradeSocketOnEnd);
-    const s = socket[kUpgradeStream] = new UpgradeStream(socket, req);
-    emitUpgrade(socket.server, 'upgrade', req, s, EMPTY);
-    return;
-  }
-  socket[kUpgradeReq] = null;
-  if (stream === undefined) {
-    upgrade(socket.server, socket, req, 0, head);
-  } else {
-    socket.removeListener('end', upgradeSocketOnEnd);
-    detachHttp(socket);
-    stream.requestBodyCompleted(head);
-  }
-}
-
 function assignSocket(res, socket) {
   socket._httpMessage = res;
   res.socket = socket;
   res.emit('socket', socket);
-  if (res[kNativeDone] && onlyCallbacks(res.outputData)) {
+  if (endedNatively(res) && onlyCallbacks(res.outputData)) {
     releaseWaiting(res);
   } else {
     res._flush();
@@ -347,7 +293,7 @@ function resOnFinish() {
   if (owner) detachSocket(res, socket);
   clearIncoming(req);
   process.nextTick(emitCloseNT, res);
-  if (!res[kNativeDone]) {
+  if (!endedNatively(res)) {
     // Written through the socket (node's own path): tell the addon the response is over.
     binding.finish(socket[kId], res[kSeq], !!res._last);
   }
@@ -380,38 +326,6 @@ function emitCloseNT(res) {
   }
 }
 
-function onBody(id, seq, chunk) {
-  const socket = sockets.get(id);
-  const req = socket?.[kBodyReq];
-  if (req == null || req[kSeq] !== seq) return;
-  if (req._dumped) {
-    // node drops a dumped request's body pieces as they are parsed: the addon stops copying
-    // them into JS (a 1 GiB body nobody reads: 0.26 s of CPU and +0.7 MiB of RSS instead of
-    // 1.1 s and +38 MiB; node:http 0.66 s and +43 MiB).
-    binding.discardBody(id);
-  } else if (!req.push(chunk)) {
-    socket.pause();
-  }
-}
-
-function onBodyEnd(id, seq, trailers) {
-  const socket = sockets.get(id);
-  const req = socket?.[kBodyReq];
-  if (req == null || req[kSeq] !== seq) return;
-  socket[kBodyReq] = null;
-  req.complete = true;
-  if (trailers !== undefined) setTrailerBlock(req, trailers);
-  req.push(null);
-}
-
-function onDrain(id) {
-  const socket = sockets.get(id);
-  if (socket === undefined) return;
-  // Releasing the held write callbacks lets the Writable emit 'drain' itself, when (and
-  // only when) a write() returned false, as net.Socket does.
-  socket._onDrain();
-}
-
 /** node's updateOutgoingData, as a shared method of the response. */
 function onPendingData(delta) {
   const socket = this.req.socket;
@@ -433,32 +347,6 @@ function socketOnDrain() {
     msg[kNeedDrain] = false;
     msg.emit('drain');
   }
-}
-
-function onClose(id, errno) {
-  const socket = sockets.get(id);
-  if (socket !== undefined) socket._onClose(errno);
-}
-
-/** net's onconnection at maxConnections: the connection is closed and 'drop' says who. */
-function onDrop(sid, a) {
-  const server = servers[sid];
-  if (server === undefined) return;
-  server.emit('drop', {
-    __proto__: null,
-    localAddress: a[0],
-    localPort: a[1],
-    localFamily: a[2],
-    remoteAddress: a[3],
-    remotePort: a[4],
-    remoteFamily: a[5],
-  });
-}
-
-/** A connection JS had no socket for failed: node's socket existed since the accept. */
-function onReset(sid, id, errno) {
-  const server = servers[sid];
-  if (server !== undefined) socketFor(server, id)._onClose(errno);
 }
 
 function socketOnClose() {
@@ -488,17 +376,6 @@ function onResponseSocketClose() {
   if (res) emitCloseNT(res);
 }
 
-function onTimeout(id, sid) {
-  let socket = sockets.get(id);
-  if (socket === undefined) {
-    // Only the server listens for 'timeout': it gets a socket object to look at.
-    const server = servers[sid];
-    if (server === undefined) return;
-    socket = socketFor(server, id);
-  }
-  socket.emit('timeout');
-}
-
 function socketOnTimeout() {
   const req = this[kState]?.firstIncoming ?? this[kBodyReq];
   const reqTimeout = req && !req.complete && req.emit('timeout', this);
@@ -508,10 +385,8 @@ function socketOnTimeout() {
   if (!reqTimeout && !resTimeout && !serverTimeout) this.destroy();
 }
 
-function onClientError(sid, id, code, reason, rawPacket, bytesParsed) {
-  const server = servers[sid];
-  if (server === undefined) return;
-  const socket = socketFor(server, id);
+/** A client error the addon reported (parse error, request timeout, a message cut short). */
+function clientError(socket, code, reason, rawPacket, bytesParsed) {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     socketOnError.call(socket, errors.ERR_HTTP_REQUEST_TIMEOUT());
   } else if (rawPacket === undefined) {
@@ -552,61 +427,6 @@ function socketOnError(e) {
   }
 }
 
-function onData(id, chunk) {
-  const socket = sockets.get(id);
-  if (socket === undefined) return;
-  if (socket[kMode] === MODE_HTTP) {
-    const asked = socket[kAsking];
-    if (asked !== undefined) {
-      // The upgrade shouldUpgradeCallback threw on: its connection's next bytes upgrade it,
-      // as node's parser (left on that request) hands them to its upgrade path.
-      socket[kAsking] = undefined;
-      upgrade(socket.server, socket, asked, 0, chunk);
-      return;
-    }
-    // Bytes the parser consumed, for the app's own 'data' listeners.
-    socket.emit('data', chunk);
-  } else if (!socket.push(chunk)) {
-    socket._pauseNative();
-  }
-}
-
-function onEnd(id) {
-  const socket = sockets.get(id);
-  if (socket !== undefined) {
-    // As net.Socket's onStreamRead at EOF: read(0) emits 'end' even when nobody reads.
-    socket.push(null);
-    socket.read(0);
-  }
-}
-
-function onShutdown(id) {
-  const socket = sockets.get(id);
-  if (socket !== undefined) socket._onShutdown();
-}
-
-/** fast-http panicked serving `sid` (it closed what the panic concerned): a JS error. */
-function onInternalError(sid, message) {
-  const err = new Error(message);
-  err.code = 'ERR_FAST_HTTP_INTERNAL';
-  const server = servers[sid];
-  if (server !== undefined) server.emit('error', err);
-  else process.nextTick(throwError, err);
-}
-
-function throwError(err) {
-  throw err;
-}
-
-function onServerDrained(sid) {
-  const server = servers[sid];
-  if (server !== undefined) server._onDrained();
-}
-
-init({
-  onRequest, onBody, onBodyEnd, onDrain, onClose, onReset, onTimeout, onClientError, onConnection,
-  onDrop,
-  onData, onEnd, onServerDrained, onShutdown, onInternalError, onUpgrade,
-});
-
-module.exports = { socketFor, onConnection, onDrop };
+module.exports = {
+  socketFor, newRequest, parserOnIncoming, detachHttp, clientError,
+};

@@ -1,0 +1,171 @@
+'use strict';
+// The addon's callbacks (init() registers them): each finds the server, socket or request an
+// event concerns and hands it to node's server logic (server-logic.js) or to the upgrade
+// hand-off (upgrade-handoff.js); the socket's own events go to the socket facade.
+const { F_UPGRADE } = require('../internal/native').flags;
+const { binding, servers, sockets, init } = require('../internal/native');
+const { MODE_HTTP } = require('./socket');
+const { setTrailerBlock } = require('./incoming');
+const diagnostics = require('./diagnostics');
+const {
+  socketFor, newRequest, parserOnIncoming, clientError,
+} = require('./server-logic');
+const { startUpgrade, upgradeAfterBody, upgradeAsked } = require('./upgrade-handoff');
+const { kSeq, kBodyReq, kMode, kUpgradeReq } = require('../internal/symbols');
+
+function onConnection(sid, id) {
+  const server = servers[sid];
+  if (server === undefined) return;
+  const socket = socketFor(server, id);
+  server.emit('connection', socket);
+  if (diagnostics.serverSocket.hasSubscribers) diagnostics.serverSocket.publish({ socket });
+}
+
+function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
+  const server = servers[sid];
+  if (server === undefined) return;
+  const socket = socketFor(server, id);
+  const req = newRequest(server, socket, seq, method, url, headerBlock, flags, body);
+  if (req.upgrade) {
+    if (startUpgrade(server, socket, req, flags, body)) return;
+    // Refused: a plain request, its body (if any) still to come from the addon; `body` was
+    // the upgrade's head.
+    flags &= ~F_UPGRADE;
+    body = undefined;
+  }
+  parserOnIncoming(server, socket, req, flags, body);
+}
+
+function onUpgrade(id, seq, head) {
+  const socket = sockets.get(id);
+  const req = socket?.[kUpgradeReq];
+  if (req == null || req[kSeq] !== seq) return;
+  upgradeAfterBody(socket, req, head);
+}
+
+function onBody(id, seq, chunk) {
+  const socket = sockets.get(id);
+  const req = socket?.[kBodyReq];
+  if (req == null || req[kSeq] !== seq) return;
+  if (req._dumped) {
+    // node drops a dumped request's body pieces as they are parsed: the addon stops copying
+    // them into JS (a 1 GiB body nobody reads: 0.26 s of CPU and +0.7 MiB of RSS instead of
+    // 1.1 s and +38 MiB; node:http 0.66 s and +43 MiB).
+    binding.discardBody(id);
+  } else if (!req.push(chunk)) {
+    socket.pause();
+  }
+}
+
+function onBodyEnd(id, seq, trailers) {
+  const socket = sockets.get(id);
+  const req = socket?.[kBodyReq];
+  if (req == null || req[kSeq] !== seq) return;
+  socket[kBodyReq] = null;
+  req.complete = true;
+  if (trailers !== undefined) setTrailerBlock(req, trailers);
+  req.push(null);
+}
+
+function onDrain(id) {
+  const socket = sockets.get(id);
+  if (socket === undefined) return;
+  // Releasing the held write callbacks lets the Writable emit 'drain' itself, when (and
+  // only when) a write() returned false, as net.Socket does.
+  socket._onDrain();
+}
+
+function onClose(id, errno) {
+  const socket = sockets.get(id);
+  if (socket !== undefined) socket._onClose(errno);
+}
+
+/** net's onconnection at maxConnections: the connection is closed and 'drop' says who. */
+function onDrop(sid, a) {
+  const server = servers[sid];
+  if (server === undefined) return;
+  server.emit('drop', {
+    __proto__: null,
+    localAddress: a[0],
+    localPort: a[1],
+    localFamily: a[2],
+    remoteAddress: a[3],
+    remotePort: a[4],
+    remoteFamily: a[5],
+  });
+}
+
+/** A connection JS had no socket for failed: node's socket existed since the accept. */
+function onReset(sid, id, errno) {
+  const server = servers[sid];
+  if (server !== undefined) socketFor(server, id)._onClose(errno);
+}
+
+function onTimeout(id, sid) {
+  let socket = sockets.get(id);
+  if (socket === undefined) {
+    // Only the server listens for 'timeout': it gets a socket object to look at.
+    const server = servers[sid];
+    if (server === undefined) return;
+    socket = socketFor(server, id);
+  }
+  socket.emit('timeout');
+}
+
+function onClientError(sid, id, code, reason, rawPacket, bytesParsed) {
+  const server = servers[sid];
+  if (server === undefined) return;
+  clientError(socketFor(server, id), code, reason, rawPacket, bytesParsed);
+}
+
+function onData(id, chunk) {
+  const socket = sockets.get(id);
+  if (socket === undefined) return;
+  if (socket[kMode] === MODE_HTTP) {
+    if (upgradeAsked(socket, chunk)) return;
+    // Bytes the parser consumed, for the app's own 'data' listeners.
+    socket.emit('data', chunk);
+  } else if (!socket.push(chunk)) {
+    socket._pauseNative();
+  }
+}
+
+function onEnd(id) {
+  const socket = sockets.get(id);
+  if (socket !== undefined) {
+    // As net.Socket's onStreamRead at EOF: read(0) emits 'end' even when nobody reads.
+    socket.push(null);
+    socket.read(0);
+  }
+}
+
+function onShutdown(id) {
+  const socket = sockets.get(id);
+  if (socket !== undefined) socket._onShutdown();
+}
+
+/** fast-http panicked serving `sid` (it closed what the panic concerned): a JS error. */
+function onInternalError(sid, message) {
+  const err = new Error(message);
+  err.code = 'ERR_FAST_HTTP_INTERNAL';
+  const server = servers[sid];
+  if (server !== undefined) server.emit('error', err);
+  else process.nextTick(throwError, err);
+}
+
+function throwError(err) {
+  throw err;
+}
+
+function onServerDrained(sid) {
+  const server = servers[sid];
+  if (server !== undefined) server._onDrained();
+}
+
+init({
+  onRequest, onBody, onBodyEnd, onDrain, onClose, onReset, onTimeout, onClientError, onConnection,
+  onDrop,
+  onData, onEnd, onServerDrained, onShutdown, onInternalError, onUpgrade,
+});
+
+module.exports = { onConnection, onDrop };
