@@ -66,6 +66,8 @@ const USAGE = `usage: node bench/run.js [options]
   --mem-conns <n>       idle connections for the memory workload (default ${DEFAULTS.memConns})
   --no-install          do not npm-install uWebSockets.js when it is missing
   --no-write            do not write bench/results/
+  --base <dir>          also run another fast-http checkout (built) as server "base", in the
+                        same alternating rounds: an A/B of a change against the code before it
   -h, --help`;
 
 function parseOptions(argv) {
@@ -94,11 +96,18 @@ function parseOptions(argv) {
       case '--mem-conns': o.memConns = num(arg, value(), 1); break;
       case '--no-install': o.install = false; break;
       case '--no-write': o.write = false; break;
+      case '--base': o.base = path.resolve(value()); break;
       case '-h': case '--help': process.stdout.write(`${USAGE}\n`); process.exit(0); break;
       default: die(`unknown option ${arg}\n${USAGE}`);
     }
   }
   o.serverIds = [...new Set(o.servers.split(',').map((s) => s.trim()).filter(Boolean))];
+  if (o.base) {
+    SERVERS.base = { id: 'base', label: 'fast-http (base)', file: path.join(__dirname, 'servers', 'fast-http-base.js') };
+    // The server child inherits it (bench/servers/fast-http-base.js).
+    process.env.FAST_HTTP_BENCH_BASE = o.base;
+    if (!o.serverIds.includes('base')) o.serverIds.splice(o.serverIds.indexOf('fast') + 1, 0, 'base');
+  }
   for (const id of o.serverIds) if (!SERVERS[id]) die(`unknown server "${id}" (known: ${Object.keys(SERVERS).join(', ')})`);
   const names = workloads.map((w) => w.name);
   o.workloads = o.only ? [...new Set(o.only.split(',').map((s) => s.trim()).filter(Boolean))] : names;
