@@ -3,8 +3,9 @@
 //! panic inside closes only the connection it concerns and leaves the reactor usable.
 
 use super::http::read_conn;
+use super::io;
 use super::sink::Sink;
-use super::*;
+use super::state::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 

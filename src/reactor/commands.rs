@@ -4,7 +4,8 @@
 //! (addresses, counters). The binding translates N-API values into these calls; every edit
 //! of a connection's state is made here or below.
 
-use super::*;
+use super::state::*;
+use super::{io, server};
 use crate::conn::head::auto_headers;
 use crate::conn::{Pinned, Writing};
 

@@ -6,8 +6,9 @@
 use super::batch::{batch, run_poll, run_yielded};
 use super::event_loop::EventLoop;
 use super::sink::Sink;
+use super::state::{with, Reactor, REACTOR};
 use super::timers::run_timers;
-use super::{uv, with, Reactor, REACTOR};
+use super::uv;
 use crate::proto::parse::Methods;
 use mio::Poll;
 use std::os::fd::AsRawFd;

@@ -5,7 +5,7 @@ use super::server::{
     S_HALF_OPEN, S_HAS_CONNECT, S_HAS_UPGRADE, S_UPGRADE_BODY, S_UPGRADE_CALLBACK,
 };
 use super::sink::{ClientError, Request, Sink};
-use super::*;
+use super::state::*;
 use crate::conn::{Action, Eof, Limits, F_ASK_UPGRADE};
 use crate::proto::errors::{self, ParseError};
 use crate::proto::parse;

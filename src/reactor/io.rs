@@ -2,9 +2,13 @@
 
 use super::server::{S_HAS_CLIENT_ERROR, S_HAS_CONNECTION, S_HAS_DROP, S_KEEP_ALIVE, S_NO_DELAY};
 use super::sink::Sink;
-use super::*;
+use super::slots;
+use super::state::*;
 use crate::conn::out::MAX_SLICES;
+use crate::conn::Http1;
 use crate::conn::Pinned;
+use crate::net::Stream;
+use mio::{Interest, Token};
 use std::io::{ErrorKind, IoSlice, Read, Write};
 
 /// Accepts every pending connection of server `sid`.

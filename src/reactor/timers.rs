@@ -4,7 +4,7 @@
 use super::batch::{batch, guarded};
 use super::server::S_HAS_TIMEOUT;
 use super::sink::{ClientError, Sink};
-use super::*;
+use super::state::*;
 
 impl Reactor {
     /// Sets the idle timeout of a connection (socket.setTimeout); 0 disables it.
