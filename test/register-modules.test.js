@@ -6,10 +6,10 @@
 // not load fast-http. Each fixture (test/fixtures/register-modules/) serves one request and
 // exits; FAST_HTTP_STATS says whether fast-http created the server and served the request.
 const { describe, it, before, after } = require('node:test');
+const { getBody } = require('./helpers/get-body');
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
@@ -76,7 +76,7 @@ async function run(fixture, wayIn, flags = [], byName = false) {
       lines.once('close', () => resolve(null));
     });
     let body = null;
-    if (first?.port !== undefined) body = await get(first.port);
+    if (first?.port !== undefined) body = await getBody(first.port);
     const exit = await exited;
     const stats = fs.existsSync(statsFile)
       ? fs.readFileSync(statsFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
@@ -88,18 +88,6 @@ async function run(fixture, wayIn, flags = [], byName = false) {
   }
 }
 
-function get(port) {
-  return new Promise((resolve, reject) => {
-    http.get({ port, host: '127.0.0.1', path: '/', agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => {
-        body += chunk;
-      });
-      res.on('end', () => resolve(body));
-    }).on('error', reject);
-  });
-}
 
 function assertServedByFastHttp(r) {
   const why = `stderr:\n${r.stderr}`;

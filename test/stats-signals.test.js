@@ -5,10 +5,10 @@
 // its own listeners keeps running as its listeners decide and writes the line once, at
 // exit. Without FAST_HTTP_STATS no signal listener is added.
 const { describe, it, before, after } = require('node:test');
+const { getBody } = require('./helpers/get-body');
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
@@ -78,24 +78,12 @@ async function start(mode, withStats) {
   };
 }
 
-function get(port) {
-  return new Promise((resolve, reject) => {
-    http.get({ port, host: '127.0.0.1', path: '/', agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => {
-        body += chunk;
-      });
-      res.on('end', () => resolve(body));
-    }).on('error', reject);
-  });
-}
 
 /** Serves one request, sends `signal`; resolves with how the app exited and its stats. */
 async function signalWithoutHandler(signal, withStats) {
   const app = await start('none', withStats);
   try {
-    assert.equal(await get(app.ready.port), 'ok');
+    assert.equal(await getBody(app.ready.port), 'ok');
     app.child.kill(signal);
     return { exit: await app.exited, stats: app.stats(), stderr: app.stderr() };
   } finally {
@@ -107,11 +95,11 @@ async function signalWithoutHandler(signal, withStats) {
 async function signalWithHandler(mode, signal, withStats) {
   const app = await start(mode, withStats);
   try {
-    assert.equal(await get(app.ready.port), 'ok');
+    assert.equal(await getBody(app.ready.port), 'ok');
     app.child.kill(signal);
     assert.deepEqual(await app.nextLine(), { handled: signal });
     // Still running and serving after its listener ran; nothing written yet.
-    assert.equal(await get(app.ready.port), 'ok');
+    assert.equal(await getBody(app.ready.port), 'ok');
     const statsBeforeExit = app.stats();
     app.child.stdin.end();
     return { exit: await app.exited, statsBeforeExit, stats: app.stats(), stderr: app.stderr() };
