@@ -11,7 +11,9 @@ const {
   socketFor, newRequest, parserOnIncoming, clientError,
 } = require('./server-logic');
 const { startUpgrade, upgradeAfterBody, upgradeAsked } = require('./upgrade-handoff');
-const { kSeq, kBodyReq, kMode, kUpgradeReq } = require('../internal/symbols');
+const {
+  kSeq, kBodyReq, kMode, kUpgradeReq, kTlsSession,
+} = require('../internal/symbols');
 
 function onConnection(sid, id) {
   const server = servers[sid];
@@ -153,6 +155,30 @@ function onInternalError(sid, message) {
   else process.nextTick(throwError, err);
 }
 
+/**
+ * An https connection's handshake completed, before its first request: tls.Server's
+ * 'secureConnection', with what the socket's TLS getters answer from.
+ */
+function onSecure(sid, id, session) {
+  const server = servers[sid];
+  if (server === undefined) return;
+  const socket = socketFor(server, id);
+  socket[kTlsSession] = session;
+  server.emit('secureConnection', socket);
+}
+
+/**
+ * A TLS connection failed before its handshake completed (OpenSSL's code, or node's own for a
+ * client gone or too slow): tls.Server's 'tlsClientError'. The addon closes it next.
+ */
+function onTlsClientError(sid, id, code, message) {
+  const server = servers[sid];
+  if (server === undefined || server.listenerCount('tlsClientError') === 0) return;
+  const err = new Error(message);
+  err.code = code;
+  server.emit('tlsClientError', err, socketFor(server, id));
+}
+
 function throwError(err) {
   throw err;
 }
@@ -165,7 +191,8 @@ function onServerDrained(sid) {
 init({
   onRequest, onBody, onBodyEnd, onDrain, onClose, onReset, onTimeout, onClientError, onConnection,
   onDrop,
-  onData, onEnd, onServerDrained, onShutdown, onInternalError, onUpgrade,
+  onData, onEnd, onServerDrained, onShutdown, onInternalError, onUpgrade, onSecure,
+  onTlsClientError,
 });
 
 module.exports = { onConnection, onDrop };

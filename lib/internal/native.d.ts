@@ -2,6 +2,8 @@
 // (src/binding/contract.rs, src/binding/flags.rs): do not edit. `npm test` fails when this
 // file and the addon disagree, and type-checks lib/ against it.
 
+export type TlsSession = { protocol: string; cipherName: string; standardName: string; alpnProtocol: string | false; servername: string | false; resumed: boolean; peerChain: Buffer[]; authorizationError: string | false };
+export type TlsSpec = { pairs: Array<[cert: Uint8Array, key: Uint8Array]>; ca: Uint8Array[]; requestCert: boolean; rejectUnauthorized: boolean; minVersion: number; maxVersion: number; alpn: string[]; tickets: boolean };
 export type ListenAddress = [address: string, port: number, family: string];
 export type SocketAddresses = [localAddress?: string, localPort?: number, localFamily?: string, remoteAddress?: string, remotePort?: number, remoteFamily?: string];
 
@@ -9,6 +11,10 @@ export type SocketAddresses = [localAddress?: string, localPort?: number, localF
 export interface Binding {
   init(callbacks: Callbacks, methods: readonly unknown[], statusCodes: readonly unknown[]): void;
   serverCreate(sameAsLast: boolean): number;
+  tlsContextCreate(spec: TlsSpec): number;
+  tlsContextFree(ctx: number): void;
+  serverSetTls(sid: number, ctx: number): void;
+  tlsAddContext(ctx: number, servername: string, other: number): void;
   serverConfig(sid: number, options: ServerOptions): void;
   serverFlags(sid: number, mask: number, value: number): void;
   listenTcp(sid: number, ip: string, port: number, backlog: number, reusePort: boolean, ipv6Only: boolean): ListenAddress | number;
@@ -67,6 +73,8 @@ export interface Callbacks {
   onShutdown(id: number): void;
   onInternalError(sid: number, message: string): void;
   onUpgrade(id: number, seq: number, head: Buffer | undefined): void;
+  onSecure(sid: number, id: number, session: TlsSession): void;
+  onTlsClientError(sid: number, id: number, code: string, message: string): void;
 }
 
 /** `serverConfig` options: a field present is applied. */
@@ -82,6 +90,7 @@ export interface ServerOptions {
   maxConnections?: number;
   maxHeaderLines?: number;
   keepAliveLine?: string;
+  handshakeTimeout?: number;
 }
 
 export interface Flags {

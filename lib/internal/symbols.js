@@ -32,4 +32,5 @@ module.exports = {
   kUpgradeStream: Symbol('fast-http.upgradeStream'),
   kSocket: Symbol('fast-http.socket'),
   kRequest: Symbol('fast-http.request'),
+  kTlsSession: Symbol('fast-http.tlsSession'),
 };

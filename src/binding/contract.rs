@@ -29,6 +29,8 @@ pub enum Ty {
     OptionsObj,
     /// The callbacks object of `init` (`CALLBACKS`).
     CallbacksObj,
+    /// A TLS context's settings (`TlsSpec` in `TYPES`).
+    TlsSpecObj,
     Array,
 }
 
@@ -45,6 +47,7 @@ impl Ty {
             Ty::Chunk => "string | Uint8Array",
             Ty::OptionsObj => "ServerOptions",
             Ty::CallbacksObj => "Callbacks",
+            Ty::TlsSpecObj => "TlsSpec",
             Ty::Array => "readonly unknown[]",
         }
     }
@@ -66,7 +69,7 @@ impl Ty {
                     || nullish
                     || (t == V::napi_object && napi::bytes_of(env, v).is_some())
             }
-            Ty::OptionsObj | Ty::CallbacksObj => t == V::napi_object,
+            Ty::OptionsObj | Ty::CallbacksObj | Ty::TlsSpecObj => t == V::napi_object,
             Ty::Array => t == V::napi_object && napi::is_array(env, v),
         }
     }
@@ -162,7 +165,7 @@ const N: &str = "number";
 const S: &str = "string";
 const B: &str = "Buffer";
 
-pub const CALLBACKS: [Callback; 16] = [
+pub const CALLBACKS: [Callback; 18] = [
     (
         "onRequest",
         &[
@@ -211,10 +214,30 @@ pub const CALLBACKS: [Callback; 16] = [
         "onUpgrade",
         &[("id", N), ("seq", N), ("head", "Buffer | undefined")],
     ),
+    (
+        "onSecure",
+        &[("sid", N), ("id", N), ("session", "TlsSession")],
+    ),
+    (
+        "onTlsClientError",
+        &[("sid", N), ("id", N), ("code", S), ("message", S)],
+    ),
 ];
 
 /// Named TypeScript types the declarations above use.
 pub const TYPES: &[(&str, &str)] = &[
+    (
+        "TlsSession",
+        "{ protocol: string; cipherName: string; standardName: string; \
+         alpnProtocol: string | false; servername: string | false; resumed: boolean; \
+         peerChain: Buffer[]; authorizationError: string | false }",
+    ),
+    (
+        "TlsSpec",
+        "{ pairs: Array<[cert: Uint8Array, key: Uint8Array]>; ca: Uint8Array[]; \
+         requestCert: boolean; rejectUnauthorized: boolean; minVersion: number; \
+         maxVersion: number; alpn: string[]; tickets: boolean }",
+    ),
     (
         "ListenAddress",
         "[address: string, port: number, family: string]",
@@ -240,6 +263,7 @@ pub const OPTION_TYPES: &[(&str, &str)] = &[
     ("maxConnections", N),
     ("maxHeaderLines", N),
     ("keepAliveLine", S),
+    ("handshakeTimeout", N),
 ];
 
 /// `[(name, [(arg, type)])]` as a JS array of `[name, [[arg, type], ...]]`.
@@ -313,6 +337,8 @@ mod tests {
             (Cb::Shutdown, "onShutdown"),
             (Cb::InternalError, "onInternalError"),
             (Cb::Upgrade, "onUpgrade"),
+            (Cb::Secure, "onSecure"),
+            (Cb::TlsClientError, "onTlsClientError"),
         ];
         assert_eq!(order.len(), CALLBACKS.len());
         for (cb, name) in order {

@@ -81,6 +81,34 @@ const EXPORTS: &[Export] = &[
         server::create,
     ),
     ex(
+        "tlsContextCreate",
+        &[("spec", Ty::TlsSpecObj)],
+        "number",
+        server::tls_context_create,
+    ),
+    ex(
+        "tlsContextFree",
+        &[("ctx", Ty::Num)],
+        "void",
+        server::tls_context_free,
+    ),
+    ex(
+        "serverSetTls",
+        &[SID, ("ctx", Ty::Num)],
+        "void",
+        server::server_set_tls,
+    ),
+    ex(
+        "tlsAddContext",
+        &[
+            ("ctx", Ty::Num),
+            ("servername", Ty::Str),
+            ("other", Ty::Num),
+        ],
+        "void",
+        server::tls_add_context,
+    ),
+    ex(
         "serverConfig",
         &[SID, ("options", Ty::OptionsObj)],
         "void",

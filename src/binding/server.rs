@@ -2,10 +2,12 @@
 
 use super::callback::{export, undef};
 use super::napi::{self, Env, Value};
+use crate::net::tls_config::{TlsContext, TlsSpec};
 use crate::net::{self, Listener, TcpOptions};
 use crate::reactor::{self, io::Admit, server::ServerCfg};
 use std::cell::RefCell;
 use std::net::IpAddr;
+use std::sync::Arc;
 
 thread_local! {
     /// The settings the last `serverConfig` call left its server with: a server made with
@@ -49,6 +51,9 @@ const OPTIONS: &[(&str, Setter)] = &[
     ("keepAliveLine", |c, e, v| {
         c.ka_line.clear();
         napi::string_into(e, v, &mut c.ka_line, napi::Encoding::Latin1);
+    }),
+    ("handshakeTimeout", |c, e, v| {
+        c.handshake_timeout = napi::f64_of(e, v) as u64
     }),
 ];
 
@@ -258,4 +263,122 @@ export!(conns, |a| {
     .unwrap_or_default();
     let vals: Vec<Value> = ids.iter().map(|&id| napi::f64v(a.env, id as f64)).collect();
     napi::array(a.env, &vals)
+});
+
+thread_local! {
+    /// TLS contexts JS made (tls.createSecureContext's counterpart), by handle.
+    static TLS_CONTEXTS: RefCell<Vec<Option<Arc<TlsContext>>>> = const { RefCell::new(Vec::new()) };
+}
+
+fn tls_context(handle: u32) -> Option<Arc<TlsContext>> {
+    TLS_CONTEXTS.with(|t| t.borrow().get(handle as usize).cloned().flatten())
+}
+
+fn bytes_list(env: Env, arr: Value) -> Vec<Vec<u8>> {
+    if !napi::is_array(env, arr) {
+        return Vec::new();
+    }
+    (0..napi::array_len(env, arr))
+        .filter_map(|i| napi::bytes_of(env, napi::element(env, arr, i)).map(<[u8]>::to_vec))
+        .collect()
+}
+
+fn flag(env: Env, obj: Value, name: &str) -> bool {
+    let v = napi::get_named(env, obj, name);
+    let mut b = false;
+    // SAFETY: v is a live value of the current call; a non-boolean leaves `b` false.
+    unsafe { ::napi::sys::napi_get_value_bool(env, v, &mut b) };
+    b
+}
+
+// tlsContextCreate(spec) -> handle: a secure context from PEM/DER bytes; throws
+// ERR_FAST_HTTP_TLS with the reason when rustls refuses it.
+export!(tls_context_create, |a| {
+    let env = a.env;
+    let Some(obj) = a.get(0) else {
+        return undef(&a);
+    };
+    let pairs_arr = napi::get_named(env, obj, "pairs");
+    let mut pairs = Vec::new();
+    if napi::is_array(env, pairs_arr) {
+        for i in 0..napi::array_len(env, pairs_arr) {
+            let pair = bytes_list(env, napi::element(env, pairs_arr, i));
+            if let [cert, key] = &pair[..] {
+                pairs.push((cert.clone(), key.clone()));
+            }
+        }
+    }
+    let alpn_arr = napi::get_named(env, obj, "alpn");
+    let mut alpn = Vec::new();
+    if napi::is_array(env, alpn_arr) {
+        for i in 0..napi::array_len(env, alpn_arr) {
+            let mut name = Vec::new();
+            napi::string_into(
+                env,
+                napi::element(env, alpn_arr, i),
+                &mut name,
+                napi::Encoding::Latin1,
+            );
+            alpn.push(name);
+        }
+    }
+    let spec = TlsSpec {
+        pairs,
+        ca: bytes_list(env, napi::get_named(env, obj, "ca")),
+        request_cert: flag(env, obj, "requestCert"),
+        reject_unauthorized: flag(env, obj, "rejectUnauthorized"),
+        min_version: napi::u32_of(env, napi::get_named(env, obj, "minVersion")) as u16,
+        max_version: napi::u32_of(env, napi::get_named(env, obj, "maxVersion")) as u16,
+        alpn,
+        tickets: flag(env, obj, "tickets"),
+    };
+    match TlsContext::new(&spec) {
+        Ok(ctx) => {
+            let handle = TLS_CONTEXTS.with(|t| {
+                let mut t = t.borrow_mut();
+                t.push(Some(Arc::new(ctx)));
+                t.len() - 1
+            });
+            napi::u32v(env, handle as u32)
+        }
+        Err(msg) => {
+            napi::throw_error(env, "ERR_FAST_HTTP_TLS", &msg);
+            std::ptr::null_mut()
+        }
+    }
+});
+
+// tlsContextFree(handle): servers using it keep it until they let go.
+export!(tls_context_free, |a| {
+    let handle = a.u32(0) as usize;
+    TLS_CONTEXTS.with(|t| {
+        if let Some(slot) = t.borrow_mut().get_mut(handle) {
+            *slot = None;
+        }
+    });
+    undef(&a)
+});
+
+// serverSetTls(sid, handle): the server's next connections are TLS with this context (its
+// creation, and setSecureContext).
+export!(server_set_tls, |a| {
+    let sid = a.u32(0);
+    let ctx = tls_context(a.u32(1));
+    reactor::with(|r| {
+        if let Some(s) = r.server(sid) {
+            s.tls = ctx;
+        }
+    });
+    undef(&a)
+});
+
+// tlsAddContext(handle, servername, other): node's server.addContext.
+export!(tls_add_context, |a| {
+    let (Some(ctx), Some(name), Some(other)) =
+        (tls_context(a.u32(0)), a.string(1), tls_context(a.u32(2)))
+    else {
+        return undef(&a);
+    };
+    ctx.add_context(&name, &other);
+    undef(&a)
 });

@@ -48,6 +48,10 @@ pub enum Cb {
     InternalError,
     /// (connId, seq, head|undefined): an Upgrade request whose body went through it upgrades
     Upgrade,
+    /// (serverId, connId, TlsSession): the TLS handshake completed
+    Secure,
+    /// (serverId, connId, code, message): a TLS connection failed before its handshake did
+    TlsClientError,
 }
 
 /// The async resource type of connections' contexts, as node's parser resource is named.
@@ -447,6 +451,46 @@ impl Sink for JsSink {
             [
                 napi::i32v(env, sid.map_or(-1, |s| s as i32)),
                 napi::utf8(env, message),
+            ]
+        });
+    }
+
+    fn secure(sid: u32, id: u64, info: &crate::net::tls::SessionInfo) {
+        call(Cb::Secure, Some(id), |env| {
+            let o = napi::object(env);
+            let str_or_false = |s: Option<&[u8]>| match s {
+                Some(s) => napi::latin1(env, s),
+                None => napi::boolean(env, false),
+            };
+            napi::set_named(env, o, "protocol", napi::utf8(env, info.protocol));
+            napi::set_named(env, o, "cipherName", napi::utf8(env, info.cipher.0));
+            napi::set_named(env, o, "standardName", napi::utf8(env, info.cipher.1));
+            napi::set_named(env, o, "alpnProtocol", str_or_false(info.alpn.as_deref()));
+            let sni = info.servername.as_deref().map(str::as_bytes);
+            napi::set_named(env, o, "servername", str_or_false(sni));
+            napi::set_named(env, o, "resumed", napi::boolean(env, info.resumed));
+            let chain: Vec<Value> = info
+                .peer_chain
+                .iter()
+                .map(|c| napi::buffer_copy(env, c))
+                .collect();
+            napi::set_named(env, o, "peerChain", napi::array(env, &chain));
+            let authz = match info.authorization_error {
+                Some(code) => napi::utf8(env, code),
+                None => napi::boolean(env, false),
+            };
+            napi::set_named(env, o, "authorizationError", authz);
+            [napi::u32v(env, sid), f64v(env, id), o]
+        });
+    }
+
+    fn tls_client_error(sid: u32, id: u64, e: &crate::net::tls::TlsFailure) {
+        call(Cb::TlsClientError, Some(id), |env| {
+            [
+                napi::u32v(env, sid),
+                f64v(env, id),
+                napi::utf8(env, e.code),
+                napi::utf8(env, &e.to_string()),
             ]
         });
     }

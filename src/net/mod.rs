@@ -5,6 +5,8 @@
 pub mod listener;
 pub mod stream;
 mod sys;
+pub mod tls;
+pub mod tls_config;
 
 pub use listener::{adopt_listener, adopt_stream, listen_tcp, listen_unix, Listener, TcpOptions};
 pub use stream::Stream;

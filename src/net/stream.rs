@@ -1,7 +1,10 @@
 //! An accepted connection, TCP or unix, with the per-socket options node's net.Socket exposes
-//! (setNoDelay, setKeepAlive, resetAndDestroy's SO_LINGER 0) and half-close.
+//! (setNoDelay, setKeepAlive, resetAndDestroy's SO_LINGER 0) and half-close. A TLS connection is
+//! the same stream behind a TLS session (`tls`): the connection machine reads and writes
+//! plaintext through it either way.
 
 use super::sys::{self, set_int_opt};
+use super::tls::TlsSession;
 use mio::net::{TcpStream, UnixStream};
 use std::io;
 use std::net::SocketAddr;
@@ -10,17 +13,50 @@ use std::os::fd::{AsRawFd, RawFd};
 pub enum Stream {
     Tcp(TcpStream),
     Unix(UnixStream),
+    Tls(Box<TlsSession<TcpStream>>),
 }
 
 impl Stream {
+    fn tcp(&self) -> Option<&TcpStream> {
+        match self {
+            Stream::Tcp(s) => Some(s),
+            Stream::Tls(t) => Some(t.socket()),
+            Stream::Unix(_) => None,
+        }
+    }
+
+    /// Output the transport still holds (TLS ciphertext): the connection is not written out.
+    #[inline]
+    pub fn wants_write(&self) -> bool {
+        match self {
+            Stream::Tls(t) => t.wants_write(),
+            _ => false,
+        }
+    }
+
+    /// Writes what `wants_write` reports; WouldBlock when some is left.
+    pub fn write_pending(&mut self) -> io::Result<()> {
+        match self {
+            Stream::Tls(t) => t.write_pending(),
+            _ => Ok(()),
+        }
+    }
+
+    pub fn tls(&self) -> Option<&TlsSession<TcpStream>> {
+        match self {
+            Stream::Tls(t) => Some(t),
+            _ => None,
+        }
+    }
+
     pub fn set_nodelay(&self, on: bool) {
-        if let Stream::Tcp(s) = self {
+        if let Some(s) = self.tcp() {
             let _ = s.set_nodelay(on);
         }
     }
 
     pub fn set_keepalive(&self, on: bool, delay_secs: u32) {
-        if let Stream::Tcp(s) = self {
+        if let Some(s) = self.tcp() {
             let fd = s.as_raw_fd();
             let _ = set_int_opt(fd, libc::SOL_SOCKET, libc::SO_KEEPALIVE, on as i32);
             if on && delay_secs > 0 {
@@ -31,23 +67,22 @@ impl Stream {
     }
 
     pub fn peer_addr(&self) -> Option<SocketAddr> {
-        match self {
-            Stream::Tcp(s) => s.peer_addr().ok(),
-            Stream::Unix(_) => None,
-        }
+        self.tcp().and_then(|s| s.peer_addr().ok())
     }
 
     pub fn local_addr(&self) -> Option<SocketAddr> {
-        match self {
-            Stream::Tcp(s) => s.local_addr().ok(),
-            Stream::Unix(_) => None,
-        }
+        self.tcp().and_then(|s| s.local_addr().ok())
     }
 
-    pub fn shutdown_write(&self) {
+    /// FIN (after TLS's close_notify).
+    pub fn shutdown_write(&mut self) {
         let _ = match self {
             Stream::Tcp(s) => s.shutdown(std::net::Shutdown::Write),
             Stream::Unix(s) => s.shutdown(std::net::Shutdown::Write),
+            Stream::Tls(t) => {
+                t.close_notify();
+                t.socket().shutdown(std::net::Shutdown::Write)
+            }
         };
     }
 
@@ -76,6 +111,7 @@ impl io::Read for Stream {
         match self {
             Stream::Tcp(s) => s.read(buf),
             Stream::Unix(s) => s.read(buf),
+            Stream::Tls(t) => t.read(buf),
         }
     }
 }
@@ -85,6 +121,7 @@ impl io::Write for Stream {
         match self {
             Stream::Tcp(s) => s.write(buf),
             Stream::Unix(s) => s.write(buf),
+            Stream::Tls(t) => t.write(buf),
         }
     }
 
@@ -92,6 +129,7 @@ impl io::Write for Stream {
         match self {
             Stream::Tcp(s) => s.write_vectored(bufs),
             Stream::Unix(s) => s.write_vectored(bufs),
+            Stream::Tls(t) => t.write_vectored(bufs),
         }
     }
 
@@ -105,18 +143,21 @@ impl mio::event::Source for Stream {
         match self {
             Stream::Tcp(s) => s.register(r, t, i),
             Stream::Unix(s) => s.register(r, t, i),
+            Stream::Tls(s) => s.socket_mut().register(r, t, i),
         }
     }
     fn reregister(&mut self, r: &mio::Registry, t: mio::Token, i: mio::Interest) -> io::Result<()> {
         match self {
             Stream::Tcp(s) => s.reregister(r, t, i),
             Stream::Unix(s) => s.reregister(r, t, i),
+            Stream::Tls(s) => s.socket_mut().reregister(r, t, i),
         }
     }
     fn deregister(&mut self, r: &mio::Registry) -> io::Result<()> {
         match self {
             Stream::Tcp(s) => s.deregister(r),
             Stream::Unix(s) => s.deregister(r),
+            Stream::Tls(s) => s.socket_mut().deregister(r),
         }
     }
 }
@@ -126,6 +167,7 @@ impl AsRawFd for Stream {
         match self {
             Stream::Tcp(s) => s.as_raw_fd(),
             Stream::Unix(s) => s.as_raw_fd(),
+            Stream::Tls(t) => t.socket().as_raw_fd(),
         }
     }
 }

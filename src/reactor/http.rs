@@ -87,6 +87,19 @@ fn read_loop<S: Sink>(id: u64, drain: bool, scope: Ticks<'_, S>) {
                 }
             }
             ReadStep::Again => {}
+            ReadStep::Secure => {
+                if !on_secure::<S>(id) {
+                    return;
+                }
+            }
+            ReadStep::TlsError(f) => {
+                let sid = with(|r| r.conn(id).map(|c| c.server)).flatten();
+                if let Some(sid) = sid {
+                    S::tls_client_error(sid, id, &f);
+                }
+                with(|r| r.close_conn(id, 0));
+                return;
+            }
             ReadStep::Eof => {
                 on_eof::<S>(id);
                 return;
@@ -114,6 +127,33 @@ fn read_loop<S: Sink>(id: u64, drain: bool, scope: Ticks<'_, S>) {
         r.yielded.push(id);
         r.handles.start_idle();
     });
+}
+
+/// The handshake completed: JS hears of it ('secureConnection') before the first request, and
+/// what rustls has to send (session tickets, early application data) goes with the batch.
+/// A client certificate rejectUnauthorized refuses closes the connection instead, with no
+/// event (node's onServerSocketSecure destroys the socket). Returns whether it goes on.
+fn on_secure<S: Sink>(id: u64) -> bool {
+    let found = with(|r| {
+        r.stats.tls_handshakes += 1;
+        let c = r.conn(id)?;
+        let sid = c.server;
+        let info = c.stream.tls()?.session_info();
+        if info.reject {
+            r.close_conn(id, 0);
+            return None;
+        }
+        r.after_write(id);
+        Some((sid, info))
+    })
+    .flatten();
+    match found {
+        Some((sid, info)) => {
+            S::secure(sid, id, &info);
+            true
+        }
+        None => false,
+    }
 }
 
 /// libuv's uv__stream_io: after a short read on a hung-up socket that is still being read,

@@ -7,7 +7,7 @@ use super::state::*;
 use crate::conn::out::MAX_SLICES;
 use crate::conn::Http1;
 use crate::conn::Pinned;
-use crate::net::Stream;
+use crate::net::{tls, Stream};
 use mio::{Interest, Token};
 use std::io::{ErrorKind, IoSlice, Read, Write};
 
@@ -49,6 +49,10 @@ pub(super) enum ReadStep {
     Eof,
     Error(i32),
     Stop,
+    /// The TLS handshake just completed (before any request byte).
+    Secure,
+    /// The TLS session failed (a bad handshake, a client gone before it finished).
+    TlsError(crate::net::tls::TlsFailure),
 }
 
 /// What became of a new connection.
@@ -65,7 +69,7 @@ pub type Addrs = (Option<std::net::SocketAddr>, Option<std::net::SocketAddr>);
 impl Reactor {
     /// Takes a new connection (accepted here, or handed over by JS).
     pub fn admit(&mut self, sid: u32, mut stream: Stream) -> Option<Admit> {
-        let (flags, delay, timeout, max, conns) = {
+        let (flags, delay, timeout, max, conns, tls, handshake_timeout) = {
             let s = self.server(sid)?;
             (
                 s.cfg.flags,
@@ -73,6 +77,8 @@ impl Reactor {
                 s.cfg.timeout,
                 s.cfg.max_connections,
                 s.conns,
+                s.tls.clone(),
+                s.cfg.handshake_timeout,
             )
         };
         if max.is_some_and(|max| conns >= max) {
@@ -81,6 +87,12 @@ impl Reactor {
             let addrs =
                 (flags & S_HAS_DROP != 0).then(|| (stream.local_addr(), stream.peer_addr()));
             return Some(Admit::Dropped(addrs));
+        }
+        if let Some(ctx) = tls {
+            stream = match stream {
+                Stream::Tcp(tcp) => Stream::Tls(Box::new(tls::TlsSession::new(tcp, ctx).ok()?)),
+                other => other,
+            };
         }
         stream.set_nodelay(flags & S_NO_DELAY != 0);
         if flags & S_KEEP_ALIVE != 0 {
@@ -120,6 +132,9 @@ impl Reactor {
         if timeout > 0 {
             self.set_timeout(id, timeout);
         }
+        if handshake_timeout > 0 && self.conns.get(id).is_some_and(|c| c.stream.tls().is_some()) {
+            self.handshake_deadline(id, handshake_timeout);
+        }
         Some(Admit::Accepted(id, flags & S_HAS_CONNECTION != 0))
     }
 
@@ -150,9 +165,23 @@ impl Reactor {
                             ReadStep::Buffered(n)
                         }
                     }
-                    Err(e) if e.kind() == ErrorKind::WouldBlock => ReadStep::Stop,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                        // Handshake bytes the socket did not take wait for a WRITABLE edge.
+                        if c.stream.wants_write() && c.flags & C_WAIT_WRITABLE == 0 {
+                            c.flags |= C_WAIT_WRITABLE;
+                        }
+                        ReadStep::Stop
+                    }
                     Err(e) if e.kind() == ErrorKind::Interrupted => ReadStep::Again,
-                    Err(e) => ReadStep::Error(-e.raw_os_error().unwrap_or(libc::ECONNRESET)),
+                    Err(e) if tls::is_handshake_done(&e) => ReadStep::Secure,
+                    Err(e) => match tls::failure(&e) {
+                        Some(f) if c.stream.tls().is_some_and(|t| t.is_handshaking()) => {
+                            ReadStep::TlsError(f.clone())
+                        }
+                        // A bad record after the handshake: the socket errors, as node's.
+                        Some(_) => ReadStep::Error(-libc::EPROTO),
+                        None => ReadStep::Error(-e.raw_os_error().unwrap_or(libc::ECONNRESET)),
+                    },
                 }
             }
         };
@@ -282,6 +311,17 @@ impl Reactor {
                     error = -e.raw_os_error().unwrap_or(libc::EPIPE);
                     break;
                 }
+            }
+        }
+        // TLS: the queue is written out only once the ciphertext is.
+        if !blocked && error == 0 && c.stream.wants_write() {
+            match c.stream.write_pending() {
+                Ok(()) => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    c.flags |= C_WAIT_WRITABLE;
+                    blocked = true;
+                }
+                Err(e) => error = -e.raw_os_error().unwrap_or(libc::EPIPE),
             }
         }
         // A written-out connection keeps no output memory: its buffer goes back to a pool

@@ -59,6 +59,8 @@ pub struct ServerCfg {
     pub max_connections: Option<u32>,
     /// Most header lines per request (0 = no limit): maxHeadersCount on Node 22+.
     pub max_headers: usize,
+    /// tls.Server's handshakeTimeout, ms (0 = none).
+    pub handshake_timeout: u64,
 }
 
 impl Default for ServerCfg {
@@ -77,6 +79,7 @@ impl Default for ServerCfg {
             keep_alive_delay: 0,
             max_connections: None,
             max_headers: 0,
+            handshake_timeout: 120_000,
         }
     }
 }
@@ -91,6 +94,9 @@ pub struct Server {
     pub refd: bool,
     pub conns: u32,
     pub closed: bool,
+    /// Connections are TLS with this context (an https server); replaced by
+    /// setSecureContext for the connections that follow.
+    pub tls: Option<std::sync::Arc<crate::net::tls_config::TlsContext>>,
 }
 
 impl Server {
@@ -102,6 +108,7 @@ impl Server {
             refd: true,
             conns: 0,
             closed: false,
+            tls: None,
         }
     }
 

@@ -67,4 +67,10 @@ pub trait Sink {
     fn internal_error(sid: Option<u32>, message: &str);
     /// Connection `id` is gone: whatever the embedder keeps for it can go.
     fn released(id: u64);
+    /// The TLS handshake of connection `id` completed, before its first request (node's
+    /// 'secureConnection').
+    fn secure(sid: u32, id: u64, info: &crate::net::tls::SessionInfo);
+    /// A TLS connection failed before its handshake completed: a bad handshake, a client gone
+    /// or too slow (node's 'tlsClientError'). The connection is closed next.
+    fn tls_client_error(sid: u32, id: u64, e: &crate::net::tls::TlsFailure);
 }

@@ -89,6 +89,7 @@ pub struct Stats {
     pub servers_created: u64,
     pub connections_accepted: u64,
     pub requests_dispatched: u64,
+    pub tls_handshakes: u64,
 }
 
 /// Events that wait for the end of the batch (or the next loop turn), so JS never hears of
@@ -110,6 +111,8 @@ pub(super) enum Deferred {
 pub(super) enum TimerKey {
     Conn(u64),
     ServerCheck(u32),
+    /// A TLS connection's handshake deadline.
+    Handshake(u64),
 }
 
 pub struct Reactor {

@@ -121,6 +121,12 @@ impl Sink for TestSink {
     fn released(id: u64) {
         record(Ev::Released(id));
     }
+    fn secure(_sid: u32, _id: u64, _info: &crate::net::tls::SessionInfo) {
+        record(Ev::Other("secure"));
+    }
+    fn tls_client_error(_sid: u32, _id: u64, e: &crate::net::tls::TlsFailure) {
+        record(Ev::Other(e.code));
+    }
 }
 
 /// The loop: a clock the test moves; a kick is a flag `turn` acts on.

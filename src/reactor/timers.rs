@@ -35,6 +35,12 @@ impl Reactor {
         }
     }
 
+    /// tls.Server's handshakeTimeout for connection `id`.
+    pub(super) fn handshake_deadline(&mut self, id: u64, ms: u64) {
+        let at = self.now_ms() + ms;
+        self.push_timer(at, TimerKey::Handshake(id));
+    }
+
     fn push_timer(&mut self, deadline: u64, key: TimerKey) {
         self.timers.push(std::cmp::Reverse((deadline, key)));
         if self.timer_armed_at == 0 || deadline < self.timer_armed_at {
@@ -108,6 +114,9 @@ pub fn run_timers<S: Sink>() {
                 TimerKey::ServerCheck(sid) => {
                     guarded::<S, _>(None, || check_server::<S>(sid));
                 }
+                TimerKey::Handshake(id) => {
+                    guarded::<S, _>(Some(id), || handshake_timeout::<S>(id));
+                }
             }
         }
         with(|r| {
@@ -122,6 +131,19 @@ pub fn run_timers<S: Sink>() {
 
 /// An idle timeout: JS decides when anyone could care ('timeout' on socket, request,
 /// response or server), else the connection is destroyed as node's socketOnTimeout does.
+/// node's tls.Server: a handshake not done in time is a 'tlsClientError', and the socket goes.
+fn handshake_timeout<S: Sink>(id: u64) {
+    let sid = with(|r| {
+        let c = r.conn(id)?;
+        c.stream.tls()?.is_handshaking().then_some(c.server)
+    })
+    .flatten();
+    if let Some(sid) = sid {
+        S::tls_client_error(sid, id, &crate::net::tls::HANDSHAKE_TIMEOUT);
+        with(|r| r.close_conn(id, 0));
+    }
+}
+
 fn fire_timeout<S: Sink>(id: u64) {
     let to_js = with(|r| {
         let c = r.conn(id)?;

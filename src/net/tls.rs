@@ -1,0 +1,402 @@
+//! A TLS server session over an accepted socket: a transport beside the plain one. Reads give
+//! decrypted bytes (the handshake runs inside them), writes take plaintext and encrypt it,
+//! and ciphertext rustls still holds is reported (`wants_write`) so the connection is not
+//! taken for written out while some waits for the kernel. Buffers are bounded: rustls keeps at
+//! most `BUFFER_LIMIT` of output, and input is decrypted only as fast as it is taken.
+
+use super::tls_config::TlsContext;
+use rustls::ServerConnection;
+use std::io::{self, ErrorKind, IoSlice, Read, Write};
+use std::sync::Arc;
+
+/// Most plaintext + ciphertext rustls holds for output before writes report a full buffer
+/// (a peer that never reads costs this much, as the plain path's socket buffer does).
+pub const BUFFER_LIMIT: usize = 64 * 1024;
+
+/// How far the first bytes from the client are kept, to name what a non-TLS client sent.
+const FIRST_BYTES: usize = 8;
+
+/// Why a handshake or a record failed, as node's 'tlsClientError' / socket error tells it:
+/// OpenSSL's error code and reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsFailure {
+    pub code: &'static str,
+    pub reason: &'static str,
+    /// OpenSSL's packed error number (library SSL, reason) shown in its message.
+    pub number: u32,
+}
+
+impl std::fmt::Display for TlsFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.number == 0 {
+            return f.write_str(self.reason);
+        }
+        write!(f, "error:{:08X}:SSL routines::{}", self.number, self.reason)
+    }
+}
+
+impl std::error::Error for TlsFailure {}
+
+/// The read that completed the handshake returns this error once, before any application
+/// byte, so the embedder announces the secure connection before its first request.
+#[derive(Debug)]
+pub struct HandshakeDone;
+
+impl std::fmt::Display for HandshakeDone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("handshake done")
+    }
+}
+
+impl std::error::Error for HandshakeDone {}
+
+pub fn is_handshake_done(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|e| e.is::<HandshakeDone>())
+}
+
+pub fn failure(e: &io::Error) -> Option<&TlsFailure> {
+    e.get_ref().and_then(|e| e.downcast_ref::<TlsFailure>())
+}
+
+/// What JS learns when the handshake is done (node's TLSSocket getters).
+pub struct SessionInfo {
+    pub protocol: &'static str,
+    pub cipher: (&'static str, &'static str),
+    pub alpn: Option<Vec<u8>>,
+    pub servername: Option<String>,
+    pub resumed: bool,
+    /// The client's chain (DER), when the server asked for one.
+    pub peer_chain: Vec<Vec<u8>>,
+    /// node's authorizationError, when the server asked for a certificate.
+    pub authorization_error: Option<&'static str>,
+    /// The client is to be closed now (rejectUnauthorized and a failing chain).
+    pub reject: bool,
+}
+
+pub struct TlsSession<S> {
+    sock: S,
+    conn: ServerConnection,
+    ctx: Arc<TlsContext>,
+    first: [u8; FIRST_BYTES],
+    first_len: usize,
+    eof: bool,
+    announced: bool,
+}
+
+/// Records the first bytes read from the socket (only until the handshake is done).
+struct Recording<'a, S> {
+    sock: &'a mut S,
+    first: &'a mut [u8; FIRST_BYTES],
+    first_len: &'a mut usize,
+}
+
+impl<S: Read> Read for Recording<'_, S> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.sock.read(buf)?;
+        let take = (FIRST_BYTES - *self.first_len).min(n);
+        self.first[*self.first_len..*self.first_len + take].copy_from_slice(&buf[..take]);
+        *self.first_len += take;
+        Ok(n)
+    }
+}
+
+impl<S: Read + Write> TlsSession<S> {
+    pub fn new(sock: S, ctx: Arc<TlsContext>) -> io::Result<TlsSession<S>> {
+        let mut conn = ServerConnection::new(ctx.config.clone()).map_err(io::Error::other)?;
+        conn.set_buffer_limit(Some(BUFFER_LIMIT));
+        Ok(TlsSession {
+            sock,
+            conn,
+            ctx,
+            first: [0; FIRST_BYTES],
+            first_len: 0,
+            eof: false,
+            announced: false,
+        })
+    }
+
+    pub fn socket(&self) -> &S {
+        &self.sock
+    }
+
+    pub fn socket_mut(&mut self) -> &mut S {
+        &mut self.sock
+    }
+
+    pub fn is_handshaking(&self) -> bool {
+        self.conn.is_handshaking()
+    }
+
+    /// Ciphertext waits to be written.
+    pub fn wants_write(&self) -> bool {
+        self.conn.wants_write()
+    }
+
+    /// Writes the ciphertext rustls holds. WouldBlock when some is left.
+    pub fn write_pending(&mut self) -> io::Result<()> {
+        while self.conn.wants_write() {
+            match self.conn.write_tls(&mut self.sock) {
+                Ok(0) => return Err(ErrorKind::WriteZero.into()),
+                Ok(_) => {}
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// close_notify, then what is left of the output (best effort: the socket's FIN follows).
+    pub fn close_notify(&mut self) {
+        self.conn.send_close_notify();
+        let _ = self.write_pending();
+    }
+
+    /// The socket's input ended. Before the handshake finished that is node's
+    /// 'tlsClientError' ECONNRESET "socket hang up" (onSocketClose in _tls_wrap.js).
+    fn ended(&self, filled: usize) -> io::Result<usize> {
+        if self.conn.is_handshaking() {
+            return Err(io::Error::new(ErrorKind::InvalidData, HANG_UP));
+        }
+        Ok(filled)
+    }
+
+    fn failed(&mut self, e: rustls::Error) -> io::Error {
+        // The alert rustls queued for the peer goes out before the socket closes.
+        let _ = self.write_pending();
+        let f = describe(&e, &self.first[..self.first_len]);
+        io::Error::new(ErrorKind::InvalidData, f)
+    }
+
+    pub fn session_info(&self) -> SessionInfo {
+        let c = &self.conn;
+        let protocol = c
+            .protocol_version()
+            .map_or("unknown", super::tls_config::protocol_name);
+        let cipher = c
+            .negotiated_cipher_suite()
+            .map_or(("unknown", "unknown"), |s| {
+                super::tls_config::cipher_names(s.suite())
+            });
+        let chain: Vec<_> = c
+            .peer_certificates()
+            .map(|certs| certs.iter().map(|c| c.clone().into_owned()).collect())
+            .unwrap_or_default();
+        let authorization_error = if self.ctx.request_cert {
+            self.ctx.check_client(&chain)
+        } else {
+            None
+        };
+        SessionInfo {
+            protocol,
+            cipher,
+            alpn: c.alpn_protocol().map(|p| p.to_vec()),
+            servername: c.server_name().map(str::to_string),
+            resumed: c.handshake_kind() == Some(rustls::HandshakeKind::Resumed),
+            peer_chain: if self.ctx.request_cert {
+                chain.iter().map(|c| c.to_vec()).collect()
+            } else {
+                Vec::new()
+            },
+            reject: authorization_error.is_some() && self.ctx.reject_unauthorized,
+            authorization_error,
+        }
+    }
+}
+
+impl<S: Read + Write> Read for TlsSession<S> {
+    /// Decrypted bytes. Plaintext already decrypted comes first; then the socket is read until
+    /// `buf` is full or the socket would block (the registration is edge-triggered: a short
+    /// read must mean the socket is drained). Ok(0) is the end of the input.
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut filled = 0;
+        loop {
+            if !self.conn.is_handshaking() && !self.announced {
+                self.announced = true;
+                return Err(io::Error::other(HandshakeDone));
+            }
+            match self.conn.reader().read(&mut buf[filled..]) {
+                Ok(0) if filled < buf.len() => return Ok(filled),
+                Ok(n) => {
+                    filled += n;
+                    if filled == buf.len() {
+                        return Ok(filled);
+                    }
+                    continue;
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                // The socket ended without close_notify: the input ends there too.
+                Err(e) if e.kind() == ErrorKind::UnexpectedEof => return self.ended(filled),
+                Err(e) => return Err(e),
+            }
+            if self.eof {
+                return self.ended(filled);
+            }
+            let read = if self.announced {
+                self.conn.read_tls(&mut self.sock)
+            } else {
+                let mut rec = Recording {
+                    sock: &mut self.sock,
+                    first: &mut self.first,
+                    first_len: &mut self.first_len,
+                };
+                self.conn.read_tls(&mut rec)
+            };
+            match read {
+                Ok(0) => self.eof = true,
+                Ok(_) => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock && filled > 0 => return Ok(filled),
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+            if let Err(e) = self.conn.process_new_packets() {
+                return Err(self.failed(e));
+            }
+            // Handshake messages (and anything else rustls answers) go out now, whether or
+            // not the app writes; what the socket does not take waits for `write_pending`.
+            match self.write_pending() {
+                Ok(()) => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl<S: Read + Write> Write for TlsSession<S> {
+    /// Takes plaintext into rustls (up to its buffer limit) and writes what ciphertext the
+    /// socket takes. WouldBlock when rustls's buffer is full.
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.write_vectored(&[IoSlice::new(buf)])
+    }
+
+    fn write_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+        match self.write_pending() {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e),
+        }
+        let n = self.conn.writer().write_vectored(bufs)?;
+        match self.write_pending() {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e),
+        }
+        let asked: usize = bufs.iter().map(|b| b.len()).sum();
+        if n == 0 && asked > 0 {
+            return Err(ErrorKind::WouldBlock.into());
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.write_pending()
+    }
+}
+
+/// node's 'tlsClientError' for a handshake that took longer than handshakeTimeout.
+pub const HANDSHAKE_TIMEOUT: TlsFailure =
+    fail("ERR_TLS_HANDSHAKE_TIMEOUT", "TLS handshake timeout", 0);
+
+/// node's error for a client gone before the handshake finished.
+pub const HANG_UP: TlsFailure = fail("ECONNRESET", "socket hang up", 0);
+
+const fn fail(code: &'static str, reason: &'static str, number: u32) -> TlsFailure {
+    TlsFailure {
+        code,
+        reason,
+        number,
+    }
+}
+
+/// OpenSSL's error for what rustls rejected (node's `err.code` is `ERR_SSL_` + the reason).
+pub fn describe(e: &rustls::Error, first: &[u8]) -> TlsFailure {
+    use rustls::{Error as E, InvalidMessage as M, PeerIncompatible as P, PeerMisbehaved as B};
+    let http = [
+        &b"GET "[..],
+        b"POST ",
+        b"HEAD ",
+        b"PUT ",
+        b"DELETE ",
+        b"OPTIONS ",
+        b"PATCH ",
+        b"CONNECT ",
+        b"TRACE ",
+    ];
+    match e {
+        E::InvalidMessage(M::InvalidContentType | M::UnknownProtocolVersion)
+        | E::InvalidMessage(_)
+            if http
+                .iter()
+                .any(|m| first.starts_with(&m[..m.len().min(first.len())]))
+                && first.len() >= 4
+                && !matches!(e, E::InvalidMessage(M::MessageTooLarge)) =>
+        {
+            if first.starts_with(b"CONNECT ") {
+                fail(
+                    "ERR_SSL_HTTPS_PROXY_REQUEST",
+                    "https proxy request",
+                    0x0A00009B,
+                )
+            } else {
+                fail("ERR_SSL_HTTP_REQUEST", "http request", 0x0A00009C)
+            }
+        }
+        E::InvalidMessage(M::UnknownProtocolVersion | M::InvalidContentType) => fail(
+            "ERR_SSL_WRONG_VERSION_NUMBER",
+            "wrong version number",
+            0x0A00010B,
+        ),
+        E::InvalidMessage(M::MessageTooLarge) => fail(
+            "ERR_SSL_PACKET_LENGTH_TOO_LONG",
+            "packet length too long",
+            0x0A0000C6,
+        ),
+        E::PeerIncompatible(P::Tls12NotOffered | P::Tls12NotOfferedOrEnabled)
+        | E::PeerIncompatible(P::SupportedVersionsExtensionRequired) => fail(
+            "ERR_SSL_UNSUPPORTED_PROTOCOL",
+            "unsupported protocol",
+            0x0A000102,
+        ),
+        E::PeerIncompatible(P::NoCipherSuitesInCommon) => {
+            fail("ERR_SSL_NO_SHARED_CIPHER", "no shared cipher", 0x0A0000C1)
+        }
+        E::PeerIncompatible(P::NoKxGroupsInCommon | P::NoEcPointFormatsInCommon) => fail(
+            "ERR_SSL_NO_SUITABLE_KEY_SHARE",
+            "no suitable key share",
+            0x0A000065,
+        ),
+        E::PeerIncompatible(P::NoSignatureSchemesInCommon) => fail(
+            "ERR_SSL_NO_SUITABLE_SIGNATURE_ALGORITHM",
+            "no suitable signature algorithm",
+            0x0A000076,
+        ),
+        E::NoApplicationProtocol => fail(
+            "ERR_SSL_NO_APPLICATION_PROTOCOL",
+            "no application protocol",
+            0x0A000118,
+        ),
+        E::DecryptError => fail(
+            "ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC",
+            "decryption failed or bad record mac",
+            0x0A000119,
+        ),
+        E::AlertReceived(_) => fail(
+            "ERR_SSL_TLSV1_ALERT_INTERNAL_ERROR",
+            "tlsv1 alert internal error",
+            0x0A000438,
+        ),
+        E::PeerMisbehaved(B::TooManyRenegotiationRequests) | E::PeerMisbehaved(_) => fail(
+            "ERR_SSL_UNEXPECTED_MESSAGE",
+            "unexpected message",
+            0x0A0000F4,
+        ),
+        _ => fail(
+            "ERR_SSL_UNEXPECTED_MESSAGE",
+            "unexpected message",
+            0x0A0000F4,
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,442 @@
+//! A server's TLS settings as rustls sees them: certificate/key pairs (several, chosen by the
+//! client's signature schemes, and per server name for node's addContext), client
+//! certificates (node's requestCert / rejectUnauthorized / ca), protocol versions, ALPN and
+//! session resumption. Built from PEM (or DER) bytes, as node's tls.createSecureContext takes.
+
+use rustls::client::danger::HandshakeSignatureValid;
+use rustls::crypto::{ring, CryptoProvider, WebPkiSupportedAlgorithms};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, UnixTime};
+use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
+use rustls::server::{ClientHello, ResolvesServerCert, WebPkiClientVerifier};
+use rustls::sign::CertifiedKey;
+use rustls::{DigitallySignedStruct, DistinguishedName, RootCertStore, ServerConfig};
+use rustls::{SignatureScheme, SupportedProtocolVersion};
+use std::sync::{Arc, Mutex};
+
+/// What node's tls.createServer options say, in bytes and flags.
+#[derive(Default, Clone)]
+pub struct TlsSpec {
+    /// (certificate chain, private key) pairs, PEM or DER each.
+    pub pairs: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Trusted CAs for client certificates (PEM blobs, or DER).
+    pub ca: Vec<Vec<u8>>,
+    pub request_cert: bool,
+    pub reject_unauthorized: bool,
+    /// 0x0303 (TLSv1.2) or 0x0304 (TLSv1.3).
+    pub min_version: u16,
+    pub max_version: u16,
+    /// ALPNProtocols, in the server's order of preference.
+    pub alpn: Vec<Vec<u8>>,
+    /// Session tickets (node's default; off with SSL_OP_NO_TICKET).
+    pub tickets: bool,
+}
+
+pub const TLS12: u16 = 0x0303;
+pub const TLS13: u16 = 0x0304;
+
+/// A built secure context: its keys (what addContext shares) and the rustls config.
+pub struct TlsContext {
+    pub keys: Vec<Arc<CertifiedKey>>,
+    pub config: Arc<ServerConfig>,
+    /// Verifies a client's chain after a handshake that did not (rejectUnauthorized false),
+    /// to tell JS `authorizationError` as node does.
+    pub checker: Option<Arc<dyn ClientCertVerifier>>,
+    pub request_cert: bool,
+    pub reject_unauthorized: bool,
+    sni: Arc<SniResolver>,
+}
+
+fn provider() -> Arc<CryptoProvider> {
+    Arc::new(ring::default_provider())
+}
+
+fn algorithms() -> WebPkiSupportedAlgorithms {
+    ring::default_provider().signature_verification_algorithms
+}
+
+fn certs(bytes: &[u8]) -> Result<Vec<CertificateDer<'static>>, String> {
+    if bytes.first() == Some(&0x30) {
+        return Ok(vec![CertificateDer::from(bytes.to_vec())]);
+    }
+    let certs = CertificateDer::pem_slice_iter(bytes)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("cert: {e}"))?;
+    if certs.is_empty() {
+        return Err("cert: no certificate found".into());
+    }
+    Ok(certs)
+}
+
+fn key(bytes: &[u8]) -> Result<PrivateKeyDer<'static>, String> {
+    if bytes.first() == Some(&0x30) {
+        return PrivateKeyDer::try_from(bytes.to_vec()).map_err(|e| format!("key: {e}"));
+    }
+    PrivateKeyDer::from_pem_slice(bytes).map_err(|e| format!("key: {e}"))
+}
+
+/// A certificate chain with its signing key, checked to belong together (OpenSSL's
+/// SSL_CTX_check_private_key: node throws "key values mismatch").
+pub fn certified_key(cert: &[u8], key_bytes: &[u8]) -> Result<Arc<CertifiedKey>, String> {
+    let chain = certs(cert)?;
+    let signer = ring::sign::any_supported_type(&key(key_bytes)?).map_err(|e| e.to_string())?;
+    let ck = CertifiedKey::new(chain, signer);
+    match ck.keys_match() {
+        Ok(()) | Err(rustls::Error::InconsistentKeys(rustls::InconsistentKeys::Unknown)) => {}
+        Err(_) => return Err("key values mismatch".into()),
+    }
+    Ok(Arc::new(ck))
+}
+
+/// The first pair whose key signs with a scheme the client offered: an ECDSA and an RSA pair
+/// serve clients of either kind, as OpenSSL's per-type certificates do.
+fn pick(keys: &[Arc<CertifiedKey>], hello: &ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+    let offered = hello.signature_schemes();
+    keys.iter()
+        .find(|k| k.key.choose_scheme(offered).is_some())
+        .or_else(|| keys.first())
+        .cloned()
+}
+
+/// node's `^` + hostname with `*` as `[^.]*` + `$`, case-insensitively.
+fn name_matches(pattern: &str, name: &str) -> bool {
+    let p = pattern.to_ascii_lowercase();
+    let n = name.to_ascii_lowercase();
+    let mut parts = p.split('*');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = n.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    for (i, part) in parts.iter().enumerate() {
+        let last = i == parts.len() - 1;
+        // `*` takes the shortest run of non-dots after which the rest can match.
+        let mut found = None;
+        for (at, _) in rest
+            .char_indices()
+            .chain(std::iter::once((rest.len(), ' ')))
+        {
+            if rest[..at].contains('.') {
+                break;
+            }
+            let tail = &rest[at..];
+            if (last && tail == *part) || (!last && tail.starts_with(part)) {
+                found = Some(at + part.len());
+                break;
+            }
+        }
+        match found {
+            Some(end) => rest = &rest[end..],
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}
+
+/// Chooses the certificate: a context added for the client's server name (the last one that
+/// matches, as node's SNICallback), else the server's own.
+#[derive(Debug)]
+struct SniResolver {
+    own: Vec<Arc<CertifiedKey>>,
+    added: Mutex<Vec<(String, Vec<Arc<CertifiedKey>>)>>,
+}
+
+impl ResolvesServerCert for SniResolver {
+    fn resolve(&self, hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        if let Some(name) = hello.server_name() {
+            let added = self.added.lock().ok()?;
+            if let Some((_, keys)) = added.iter().rev().find(|(p, _)| name_matches(p, name)) {
+                return pick(keys, &hello);
+            }
+        }
+        pick(&self.own, &hello)
+    }
+}
+
+/// rejectUnauthorized false: the handshake takes any client certificate the client proves
+/// it holds (the signatures are checked); whether it chains to `ca` is told afterwards.
+#[derive(Debug)]
+struct Lenient {
+    hints: Vec<DistinguishedName>,
+    algorithms: WebPkiSupportedAlgorithms,
+}
+
+impl ClientCertVerifier for Lenient {
+    fn offer_client_auth(&self) -> bool {
+        true
+    }
+    fn client_auth_mandatory(&self) -> bool {
+        false
+    }
+    fn root_hint_subjects(&self) -> &[DistinguishedName] {
+        &self.hints
+    }
+    fn verify_client_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _now: UnixTime,
+    ) -> Result<ClientCertVerified, rustls::Error> {
+        Ok(ClientCertVerified::assertion())
+    }
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
+    }
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
+    }
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.algorithms.supported_schemes()
+    }
+}
+
+fn roots(ca: &[Vec<u8>]) -> Result<RootCertStore, String> {
+    let mut store = RootCertStore::empty();
+    for blob in ca {
+        for c in certs(blob)? {
+            store.add(c).map_err(|e| format!("ca: {e}"))?;
+        }
+    }
+    Ok(store)
+}
+
+fn strict_verifier(
+    store: RootCertStore,
+    optional: bool,
+) -> Result<Arc<dyn ClientCertVerifier>, String> {
+    let b = WebPkiClientVerifier::builder_with_provider(Arc::new(store), provider());
+    let b = if optional {
+        b.allow_unauthenticated()
+    } else {
+        b
+    };
+    b.build().map_err(|e| format!("ca: {e}"))
+}
+
+impl TlsContext {
+    pub fn new(spec: &TlsSpec) -> Result<TlsContext, String> {
+        if spec.pairs.is_empty() {
+            return Err("no certificate".into());
+        }
+        let keys = spec
+            .pairs
+            .iter()
+            .map(|(c, k)| certified_key(c, k))
+            .collect::<Result<Vec<_>, _>>()?;
+        let versions: Vec<&'static SupportedProtocolVersion> = [
+            (TLS13, &rustls::version::TLS13),
+            (TLS12, &rustls::version::TLS12),
+        ]
+        .into_iter()
+        .filter(|(v, _)| *v >= spec.min_version && *v <= spec.max_version)
+        .map(|(_, v)| v)
+        .collect();
+        if versions.is_empty() {
+            return Err("no protocol version".into());
+        }
+        let store = roots(&spec.ca)?;
+        let hints: Vec<DistinguishedName> = store.subjects();
+        // node asks for a client certificate but takes whatever comes (OpenSSL's verify
+        // callback always accepts); the chain is checked after the handshake, and with
+        // rejectUnauthorized a failing one closes the socket then (onServerSocketSecure).
+        let (verifier, checker): (Arc<dyn ClientCertVerifier>, _) = if !spec.request_cert {
+            (WebPkiClientVerifier::no_client_auth(), None)
+        } else {
+            let checker = if store.is_empty() {
+                None
+            } else {
+                Some(strict_verifier(store, true)?)
+            };
+            let lenient = Lenient {
+                hints,
+                algorithms: algorithms(),
+            };
+            (Arc::new(lenient) as Arc<dyn ClientCertVerifier>, checker)
+        };
+        let sni = Arc::new(SniResolver {
+            own: keys.clone(),
+            added: Mutex::new(Vec::new()),
+        });
+        let mut config = ServerConfig::builder_with_provider(provider())
+            .with_protocol_versions(&versions)
+            .map_err(|e| e.to_string())?
+            .with_client_cert_verifier(verifier)
+            .with_cert_resolver(sni.clone());
+        config.alpn_protocols = spec.alpn.clone();
+        // OpenSSL's server prefers its own cipher order only with honorCipherOrder; rustls
+        // always does, which changes no suite a client offering node's defaults gets.
+        config.ignore_client_order = true;
+        if spec.tickets {
+            config.ticketer = ring::Ticketer::new().map_err(|e| e.to_string())?;
+        }
+        // No 0-RTT: early data is never accepted (node does not do it either).
+        config.max_early_data_size = 0;
+        Ok(TlsContext {
+            keys,
+            config: Arc::new(config),
+            checker,
+            request_cert: spec.request_cert,
+            reject_unauthorized: spec.reject_unauthorized,
+            sni,
+        })
+    }
+
+    /// node's server.addContext(hostname, context): connections naming `hostname` (with `*`
+    /// wildcards) get `other`'s certificates.
+    pub fn add_context(&self, hostname: &str, other: &TlsContext) {
+        if let Ok(mut added) = self.sni.added.lock() {
+            added.push((hostname.to_string(), other.keys.clone()));
+        }
+    }
+
+    /// node's `authorizationError` for a client chain the handshake took without checking.
+    pub fn check_client(&self, chain: &[CertificateDer<'static>]) -> Option<&'static str> {
+        let Some((end, rest)) = chain.split_first() else {
+            // OpenSSL's verify result without a peer certificate (node keeps it as is).
+            return Some("UNABLE_TO_GET_ISSUER_CERT");
+        };
+        let now = UnixTime::now();
+        let err = match &self.checker {
+            Some(v) => v.verify_client_cert(end, rest, now).err()?,
+            None => rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer),
+        };
+        Some(openssl_code(&err, end, rest))
+    }
+}
+
+/// The OpenSSL X509_V_ERR name node reports for a chain webpki rejected.
+fn openssl_code(
+    err: &rustls::Error,
+    end: &CertificateDer<'static>,
+    rest: &[CertificateDer<'static>],
+) -> &'static str {
+    use rustls::CertificateError as E;
+    // OpenSSL looks for the issuer first: a lone self-issued certificate that is not trusted
+    // fails there, whatever else is wrong with it.
+    if rest.is_empty() && self_issued(end) {
+        return "DEPTH_ZERO_SELF_SIGNED_CERT";
+    }
+    match err {
+        rustls::Error::InvalidCertificate(e) => match e {
+            E::Expired | E::ExpiredContext { .. } => "CERT_HAS_EXPIRED",
+            E::NotValidYet | E::NotValidYetContext { .. } => "CERT_NOT_YET_VALID",
+            E::Revoked => "CERT_REVOKED",
+            E::BadSignature => "CERT_SIGNATURE_FAILURE",
+            E::UnknownIssuer if rest.is_empty() => "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+            E::UnknownIssuer => "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+            E::InvalidPurpose | E::InvalidPurposeContext { .. } => "INVALID_PURPOSE",
+            _ => "CERT_REJECTED",
+        },
+        _ => "CERT_REJECTED",
+    }
+}
+
+/// One DER element at the start of `d`: (tag, contents, rest).
+fn der(d: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+    let (&tag, d) = d.split_first()?;
+    let (&first, mut d) = d.split_first()?;
+    let len = if first < 0x80 {
+        first as usize
+    } else {
+        let n = (first & 0x7f) as usize;
+        if n == 0 || n > 4 || d.len() < n {
+            return None;
+        }
+        let len = d[..n].iter().fold(0usize, |a, &b| (a << 8) | b as usize);
+        d = &d[n..];
+        len
+    };
+    (d.len() >= len).then(|| (tag, &d[..len], &d[len..]))
+}
+
+/// The certificate names itself as its issuer.
+fn self_issued(cert: &CertificateDer<'static>) -> bool {
+    let names = || {
+        let (_, cert, _) = der(cert)?;
+        let (_, tbs, _) = der(cert)?;
+        let mut f = tbs;
+        // [0] version is optional; then serial, signature algorithm, issuer, validity, subject.
+        if f.first() == Some(&0xa0) {
+            f = der(f)?.2;
+        }
+        let f = der(f)?.2;
+        let f = der(f)?.2;
+        let (_, issuer, f) = der(f)?;
+        let f = der(f)?.2;
+        let (_, subject, _) = der(f)?;
+        Some(issuer == subject)
+    };
+    names().unwrap_or(false)
+}
+
+/// The protocol names node's getProtocol() gives.
+pub fn protocol_name(v: rustls::ProtocolVersion) -> &'static str {
+    match v {
+        rustls::ProtocolVersion::TLSv1_3 => "TLSv1.3",
+        rustls::ProtocolVersion::TLSv1_2 => "TLSv1.2",
+        _ => "unknown",
+    }
+}
+
+/// A suite's (OpenSSL name, IANA name): node's getCipher() `name` and `standardName`.
+pub fn cipher_names(s: rustls::CipherSuite) -> (&'static str, &'static str) {
+    use rustls::CipherSuite as C;
+    match s {
+        C::TLS13_AES_128_GCM_SHA256 => ("TLS_AES_128_GCM_SHA256", "TLS_AES_128_GCM_SHA256"),
+        C::TLS13_AES_256_GCM_SHA384 => ("TLS_AES_256_GCM_SHA384", "TLS_AES_256_GCM_SHA384"),
+        C::TLS13_CHACHA20_POLY1305_SHA256 => (
+            "TLS_CHACHA20_POLY1305_SHA256",
+            "TLS_CHACHA20_POLY1305_SHA256",
+        ),
+        C::TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 => (
+            "ECDHE-ECDSA-AES128-GCM-SHA256",
+            "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+        ),
+        C::TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384 => (
+            "ECDHE-ECDSA-AES256-GCM-SHA384",
+            "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+        ),
+        C::TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256 => (
+            "ECDHE-ECDSA-CHACHA20-POLY1305",
+            "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+        ),
+        C::TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 => (
+            "ECDHE-RSA-AES128-GCM-SHA256",
+            "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+        ),
+        C::TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384 => (
+            "ECDHE-RSA-AES256-GCM-SHA384",
+            "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+        ),
+        C::TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256 => (
+            "ECDHE-RSA-CHACHA20-POLY1305",
+            "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+        ),
+        _ => ("unknown", "unknown"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcard_names() {
+        assert!(name_matches("*.example.com", "a.example.com"));
+        assert!(name_matches("*.example.com", ".example.com"));
+        assert!(!name_matches("*.example.com", "a.b.example.com"));
+        assert!(name_matches("Example.COM", "example.com"));
+        assert!(!name_matches("example.com", "example.co"));
+        assert!(name_matches("a*c.com", "abbc.com"));
+    }
+}
