@@ -10,10 +10,11 @@ const fs = require('node:fs');
 // anywhere in the file.
 const FLAGS_RE = /\/\/\s+Flags:(.*)/;
 
-// Modules whose servers fast-http is expected to serve natively. https is left
-// out on purpose: its servers sit on tls.Server, and whether fast-http takes
-// those over is a separate decision; add 'https' here once it does.
+// Modules whose servers fast-http is expected to serve natively. https servers are
+// judged separately (run.js --https): they count as served only through the https
+// fields of the stats line, since a native http server proves nothing about TLS.
 const SERVED_MODULES = ['http'];
+const HTTPS_MODULES = ['https'];
 
 function parseFlags(source) {
   const m = FLAGS_RE.exec(source);
@@ -73,7 +74,11 @@ function createsServer(source, modules = SERVED_MODULES) {
 
 function readTestSource(file) {
   const source = fs.readFileSync(file, 'utf8');
-  return { flags: parseFlags(source), createsServer: createsServer(source) };
+  return {
+    flags: parseFlags(source),
+    createsServer: createsServer(source),
+    createsHttpsServer: createsServer(source, HTTPS_MODULES),
+  };
 }
 
-module.exports = { parseFlags, createsServer, readTestSource, SERVED_MODULES };
+module.exports = { parseFlags, createsServer, readTestSource, SERVED_MODULES, HTTPS_MODULES };
