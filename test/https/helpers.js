@@ -8,6 +8,8 @@
 // judges (every scenario must pass node-vs-node, which shows it is deterministic). Without
 // it the fast-http side is `require('fast-http').https`; when that does not exist the
 // fast-http side fails with a message saying so, it is never skipped.
+// FAST_HTTPS_JUDGE_IMPL=<path> loads any other module with node's https server API as the
+// fast-http side (e.g. a deliberately broken wrapper, to check that the judges notice).
 // HTTPS_JUDGE_DEBUG=1 adds node's side of each comparison to the test's diagnostics.
 
 const assert = require('node:assert/strict');
@@ -38,6 +40,7 @@ const selfCheck = () => process.env.FAST_HTTPS_JUDGE_SELF === '1';
 // reason instead of aborting the file before node:test reports anything.
 function fastHttps() {
   if (selfCheck()) return nodeHttps;
+  if (process.env.FAST_HTTPS_JUDGE_IMPL) return require(path.resolve(process.env.FAST_HTTPS_JUDGE_IMPL));
   const fast = require('../..');
   if (!fast.https || typeof fast.https.createServer !== 'function') {
     throw new Error("fast-http has no https server: require('fast-http').https.createServer " +
@@ -56,7 +59,7 @@ function httpsImpls() {
 
 /** Whether `server` is fast-http's own (true) or node's (false). */
 function isFastHttpServer(server) {
-  if (selfCheck()) return true;
+  if (selfCheck() || process.env.FAST_HTTPS_JUDGE_IMPL) return true;
   return require('../..').isFastHttpServer(server);
 }
 
