@@ -60,8 +60,8 @@ function postEcho(req, res) {
   });
 }
 
-// workload name -> handler. pipeline and memory deliberately reuse hello: they
-// measure the transport (pipelined parsing, per-connection footprint), not the
+// workload name -> handler. pipeline, memory and the https rows deliberately reuse hello:
+// they measure the transport (pipelined parsing, TLS, per-connection footprint), not the
 // handler.
 const handlers = {
   hello,
@@ -71,7 +71,26 @@ const handlers = {
   'post-echo': postEcho,
   pipeline: hello,
   memory: hello,
+  'https-hello': hello,
+  'https-handshake-ecdsa': hello,
+  'https-handshake-rsa': hello,
+  'https-idle': hello,
 };
+
+// The https rows' certificates (test/fixtures/tls-judges, made with its make.sh): every
+// https server gets the same key and certificate for the same row, so a handshake costs the
+// same signature for both.
+const TLS_DIR = require('node:path').join(__dirname, '..', 'test', 'fixtures', 'tls-judges');
+function tlsOptions(workload) {
+  const fs = require('node:fs');
+  const kind = workload === 'https-handshake-rsa' ? 'rsa' : 'ecdsa';
+  return {
+    key: fs.readFileSync(require('node:path').join(TLS_DIR, `${kind}-key.pem`)),
+    cert: fs.readFileSync(require('node:path').join(TLS_DIR, `${kind}-cert.pem`)),
+  };
+}
+
+const isHttps = (workload) => workload.startsWith('https-');
 
 // argv: <workload> <port>; env BENCH_WORKLOAD / BENCH_PORT as a fallback so
 // the server files can also be started by hand.
@@ -93,10 +112,26 @@ function exitWithParent() {
   process.stdin.resume();
 }
 
-function serve(http) {
+// `loadHttps()` gives the https module of the server under test; it throws when that server
+// has none, which is reported to the runner as "UNAVAILABLE <reason>" (a "not available"
+// cell in the table, not a failed run).
+function serve(http, loadHttps) {
   const { workload, port } = parseArgs();
-  const server = http.createServer(handlers[workload]);
-  if (workload === 'memory') {
+  let server;
+  if (isHttps(workload)) {
+    let https;
+    try {
+      if (!loadHttps) throw new Error('this server has no https implementation');
+      https = loadHttps();
+    } catch (err) {
+      process.stdout.write(`UNAVAILABLE ${err.message}\n`);
+      process.exit(0);
+    }
+    server = https.createServer(tlsOptions(workload), handlers[workload]);
+  } else {
+    server = http.createServer(handlers[workload]);
+  }
+  if (workload === 'memory' || workload === 'https-idle') {
     // The default 5 s keep-alive timeout would start closing the idle
     // connections while the client is still opening the rest.
     server.keepAliveTimeout = 120000;
@@ -119,6 +154,8 @@ module.exports = {
   handlers,
   serve,
   parseArgs,
+  tlsOptions,
+  TLS_DIR,
   exitWithParent,
   HELLO_BODY,
   JSON_HEADERS,

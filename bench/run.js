@@ -53,6 +53,7 @@ const DEFAULTS = {
   warmup: 1,
   connections: 64,
   memConns: 5000,
+  tlsIdleConns: 10000,
   servers: 'fast,node,uws',
 };
 
@@ -64,6 +65,7 @@ const USAGE = `usage: node bench/run.js [options]
   --warmup <s>          warm-up seconds per server and workload (default ${DEFAULTS.warmup})
   --connections <n>     wrk connections (default ${DEFAULTS.connections})
   --mem-conns <n>       idle connections for the memory workload (default ${DEFAULTS.memConns})
+  --tls-idle-conns <n>  idle TLS connections for https-idle (default ${DEFAULTS.tlsIdleConns})
   --no-install          do not npm-install uWebSockets.js when it is missing
   --no-write            do not write bench/results/
   --base <dir>          also run another fast-http checkout (built) as server "base", in the
@@ -94,6 +96,7 @@ function parseOptions(argv) {
       case '--warmup': o.warmup = num(arg, value(), 0); break;
       case '--connections': o.connections = num(arg, value(), 1); break;
       case '--mem-conns': o.memConns = num(arg, value(), 1); break;
+      case '--tls-idle-conns': o.tlsIdleConns = num(arg, value(), 1); break;
       case '--no-install': o.install = false; break;
       case '--no-write': o.write = false; break;
       case '--base': o.base = path.resolve(value()); break;
@@ -178,12 +181,20 @@ function wrapCommand(cmd, args, { cpu, nofile }) {
   return out;
 }
 
+/** Idle connections the memory-kind workload `name` holds open. */
+const idleConns = (name, env) => (name === 'https-idle' ? env.tlsIdleConns : env.memConns);
+
+/** Row label: the https rows compare https servers. */
+const labelFor = (s, w) => (w.https ? s.label.replace(/^node:http$/, 'node:https').replace(/^fast-http/, 'fast-http https') : s.label);
+
 // Start a server child; resolves with { pid, port, stop() } once it printed
-// "READY <port>", rejects with its stderr if it exits or stalls first.
+// "READY <port>", rejects with its stderr if it exits or stalls first, and with
+// err.unavailable set if it printed "UNAVAILABLE <reason>" (no https in that server).
 async function startServer(server, workload, env) {
   const port = await freePort();
+  const memoryKind = workload === 'memory' || workload === 'https-idle';
   const [cmd, ...args] = wrapCommand(process.execPath, [server.file, workload, String(port)], {
-    cpu: env.serverCpu, nofile: workload === 'memory' ? env.memConns + 1024 : 0,
+    cpu: env.serverCpu, nofile: memoryKind ? idleConns(workload, env) + 1024 : 0,
   });
   const child = spawn(cmd, args, { cwd: __dirname, stdio: ['pipe', 'pipe', 'pipe'] });
   children.add(child);
@@ -210,10 +221,21 @@ async function startServer(server, workload, env) {
         clearTimeout(timer);
         resolve({ port: Number(m[1]) });
       }
+      const u = /UNAVAILABLE (.*)\n/.exec(out);
+      if (u) {
+        clearTimeout(timer);
+        resolve({ error: u[1], unavailable: true });
+      }
     });
     child.on('error', (e) => { clearTimeout(timer); resolve({ error: e.message }); });
     exited.then((code) => { clearTimeout(timer); resolve({ error: `exited (${code}) before READY` }); });
   });
+  if (ready.unavailable) {
+    await stop();
+    const err = new Error(ready.error);
+    err.unavailable = true;
+    throw err;
+  }
   if (ready.error) {
     await stop();
     const detail = stderr.trim().split('\n').find((l) => /Error|error:|Cannot/.test(l)) || stderr.trim().split('\n')[0] || '';
@@ -224,7 +246,7 @@ async function startServer(server, workload, env) {
 
 async function prove(workload, srv) {
   const p = workload.proof;
-  const responses = await exchange(srv.port, p.requests(srv.port), { pipelined: !!p.pipelined });
+  const responses = await exchange(srv.port, p.requests(srv.port), { pipelined: !!p.pipelined, tls: p.tls });
   responses.forEach((res, i) => {
     const problems = verify(res, p.expect);
     if (problems.length) throw new Error(`response ${i + 1}/${responses.length}: ${problems.join('; ')}`);
@@ -298,29 +320,29 @@ function summarizeRows(rows, fields) {
 // ---------------------------------------------------------------- workloads
 
 async function runTimed(workload, servers, env, opts) {
-  const rows = servers.map((s) => ({ server: s.id, label: s.label, status: 'ok', samples: [], warnings: [] }));
+  const rows = servers.map((s) => ({ server: s.id, label: labelFor(s, workload), status: 'ok', samples: [], warnings: [] }));
   const live = [];
-  const abort = async (row, entry, msg) => {
-    row.status = 'aborted';
+  const abort = async (row, entry, msg, unavailable) => {
+    row.status = unavailable ? 'unavailable' : 'aborted';
     row.error = msg;
-    progress.note(`  ${workload.name}: ${row.label} row aborted: ${msg}`);
+    progress.note(`  ${workload.name}: ${row.label} row ${unavailable ? 'not available' : 'aborted'}: ${msg}`);
     if (entry) {
       await entry.srv.stop();
       live.splice(live.indexOf(entry), 1);
     }
   };
   for (const [i, s] of servers.entries()) {
-    progress.show(`${workload.name}: starting ${s.label}`);
+    progress.show(`${workload.name}: starting ${labelFor(s, workload)}`);
     try {
       const srv = await startServer(s, workload.name, env);
       live.push({ s, srv, row: rows[i] });
     } catch (err) {
-      await abort(rows[i], null, err.message);
+      await abort(rows[i], null, err.message, err.unavailable);
     }
   }
   try {
     for (const entry of [...live]) {
-      progress.show(`${workload.name}: proving ${entry.s.label} output`);
+      progress.show(`${workload.name}: proving ${labelFor(entry.s, workload)} output`);
       try {
         entry.row.proof = await prove(workload, entry.srv);
       } catch (err) {
@@ -330,9 +352,10 @@ async function runTimed(workload, servers, env, opts) {
     const wrkOpts = (srv, duration) => ({
       port: srv.port, connections: opts.connections, duration, cpu: env.loadCpu,
       script: workload.wrk.script, scriptArgs: workload.wrk.scriptArgs,
+      scheme: workload.https ? 'https' : 'http', headers: workload.wrk.headers,
     });
     for (const entry of [...live]) {
-      progress.show(`${workload.name}: warm-up ${entry.s.label}`);
+      progress.show(`${workload.name}: warm-up ${labelFor(entry.s, workload)}`);
       if (opts.warmup > 0) {
         try {
           await runWrk(wrkOpts(entry.srv, opts.warmup));
@@ -345,7 +368,7 @@ async function runTimed(workload, servers, env, opts) {
     }
     for (let round = 1; round <= opts.rounds; round++) {
       for (const entry of [...live]) {
-        progress.show(`${workload.name}: round ${round}/${opts.rounds} ${entry.s.label}`);
+        progress.show(`${workload.name}: round ${round}/${opts.rounds} ${labelFor(entry.s, workload)}`);
         const { srv, row } = entry;
         try {
           const cpu0 = cpuMicros(srv.pid);
@@ -377,10 +400,11 @@ async function runTimed(workload, servers, env, opts) {
   return rows;
 }
 
-function startMemClient(port, env) {
+function startMemClient(port, env, conns, useTls) {
   const file = path.join(__dirname, 'lib', 'mem-client.js');
-  const [cmd, ...args] = wrapCommand(process.execPath, [file, String(port), String(env.memConns)],
-    { cpu: env.loadCpu, nofile: env.memConns + 1024 });
+  const [cmd, ...args] = wrapCommand(process.execPath,
+    [file, String(port), String(conns), ...(useTls ? ['tls'] : [])],
+    { cpu: env.loadCpu, nofile: conns + 1024 });
   // 'ipc' survives taskset/prlimit exec()ing node: the channel fd and
   // NODE_CHANNEL_FD are inherited.
   const child = spawn(cmd, args, { stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
@@ -428,19 +452,21 @@ async function memorySample(workload, s, env, opts) {
     // has the optimizing compiler's code paged in and the young generation at its working
     // size: the difference then is what the idle connections hold, not one-time warm-up.
     if (opts.warmup > 0) {
-      await runWrk({ port: srv.port, connections: 64, duration: opts.warmup, cpu: env.loadCpu });
+      await runWrk({ port: srv.port, connections: 64, duration: opts.warmup, cpu: env.loadCpu,
+        scheme: workload.https ? 'https' : 'http' });
     }
     await sleep(300);
     const before = rssBytes(srv.pid);
-    client = startMemClient(srv.port, env);
+    const conns = idleConns(workload.name, env);
+    client = startMemClient(srv.port, env, conns, workload.https);
     const held = await client.held();
     // Let the server finish any lazy per-connection work before sampling.
     await sleep(700);
     const after = rssBytes(srv.pid);
     const { open } = await client.count();
     if (!srv.alive()) throw new Error('server exited while connections were open');
-    if (open < env.memConns * 0.99) {
-      throw new Error(`only ${open}/${env.memConns} connections stayed open (${held.failed} failed: ${held.firstError})`);
+    if (open < conns * 0.99) {
+      throw new Error(`only ${open}/${conns} connections stayed open (${held.failed} failed: ${held.firstError})`);
     }
     return { proof, sample: { rssBefore: before, rssAfter: after, open, bytesPerConn: (after - before) / open } };
   } finally {
@@ -450,20 +476,20 @@ async function memorySample(workload, s, env, opts) {
 }
 
 async function runMemory(workload, servers, env, opts) {
-  const rows = servers.map((s) => ({ server: s.id, label: s.label, status: 'ok', samples: [], warnings: [] }));
+  const rows = servers.map((s) => ({ server: s.id, label: labelFor(s, workload), status: 'ok', samples: [], warnings: [] }));
   for (let round = 1; round <= opts.rounds; round++) {
     for (const [i, s] of servers.entries()) {
       const row = rows[i];
       if (row.status !== 'ok') { progress.done++; progress.secondsLeft -= MEM_SAMPLE_S; continue; }
-      progress.show(`memory: round ${round}/${opts.rounds} ${s.label}, ${env.memConns} idle connections`);
+      progress.show(`${workload.name}: round ${round}/${opts.rounds} ${row.label}, ${idleConns(workload.name, env)} idle connections`);
       try {
         const { proof, sample } = await memorySample(workload, s, env, opts);
         row.proof = row.proof || proof;
         row.samples.push({ round, ...sample });
       } catch (err) {
-        row.status = 'aborted';
+        row.status = err.unavailable ? 'unavailable' : 'aborted';
         row.error = err.proof ? `wrong output: ${err.message}` : err.message;
-        progress.note(`  memory: ${s.label} row aborted: ${row.error}`);
+        progress.note(`  ${workload.name}: ${row.label} row ${err.unavailable ? 'not available' : 'aborted'}: ${row.error}`);
       }
       progress.done++;
       progress.secondsLeft -= MEM_SAMPLE_S;
@@ -499,7 +525,7 @@ async function main() {
   const notes = [];
   const ncpu = os.availableParallelism ? os.availableParallelism() : os.cpus().length;
   const haveTaskset = !spawnSync('taskset', ['-V']).error;
-  const env = { serverCpu: 0, loadCpu: 1, memConns: opts.memConns };
+  const env = { serverCpu: 0, loadCpu: 1, memConns: opts.memConns, tlsIdleConns: opts.tlsIdleConns };
   if (!haveTaskset || ncpu < 2) {
     env.serverCpu = null;
     env.loadCpu = null;
@@ -535,13 +561,20 @@ async function main() {
   if (!servers.length) die('no server could be started', 1);
 
   const selected = workloads.filter((w) => opts.workloads.includes(w.name));
+  // uWebSockets.js has no https harness here: the https rows compare node's https with
+  // fast-http's.
+  const serversFor = (w) => (w.https ? servers.filter((s) => s.id !== 'uws') : servers);
+  if (selected.some((w) => w.https) && servers.some((s) => s.id === 'uws')) {
+    notes.push('https rows: uWebSockets.js not measured (no https harness)');
+  }
   for (const w of selected) {
+    const n = serversFor(w).length;
     if (w.memory) {
-      progress.total += servers.length * opts.rounds;
-      progress.secondsLeft += servers.length * opts.rounds * MEM_SAMPLE_S;
+      progress.total += n * opts.rounds;
+      progress.secondsLeft += n * opts.rounds * MEM_SAMPLE_S;
     } else {
-      progress.total += servers.length * (1 + opts.rounds);
-      progress.secondsLeft += servers.length * (opts.warmup + opts.rounds * opts.duration);
+      progress.total += n * (1 + opts.rounds);
+      progress.secondsLeft += n * (opts.warmup + opts.rounds * opts.duration);
     }
   }
 
@@ -560,19 +593,23 @@ async function main() {
     },
     options: {
       servers: servers.map((s) => s.id), rounds: opts.rounds, duration: opts.duration, warmup: opts.warmup,
-      connections: opts.connections, memConns: opts.memConns, workloads: opts.workloads,
+      connections: opts.connections, memConns: opts.memConns, tlsIdleConns: opts.tlsIdleConns,
+      workloads: opts.workloads,
     },
     notes,
     workloads: [],
   };
 
   for (const w of selected) {
-    const rows = w.memory ? await runMemory(w, servers, env, opts) : await runTimed(w, servers, env, opts);
+    const rows = w.memory ? await runMemory(w, serversFor(w), env, opts) : await runTimed(w, serversFor(w), env, opts);
     if (servers.some((s) => s.id === 'uws') && w.name === 'hello-set') {
       const r = rows.find((x) => x.server === 'uws');
       if (r) r.warnings.push('uWS has no setHeader(); same code as hello');
     }
-    results.workloads.push({ name: w.name, title: w.title, memory: !!w.memory, rows });
+    results.workloads.push({
+      name: w.name, title: w.title, memory: !!w.memory, https: !!w.https, handshake: !!w.handshake,
+      ...(w.memory ? { conns: idleConns(w.name, env) } : {}), rows,
+    });
   }
   progress.clear();
   results.meta.wallSeconds = Math.round((Date.now() - t0) / 100) / 10;

@@ -73,9 +73,12 @@ function parseResponse(buf) {
 // Send `requests` (strings/Buffers) on one keep-alive connection.
 // pipelined=false: write one, wait for its response, write the next (proves
 // keep-alive reuse). pipelined=true: write them all in a single write.
-function exchange(port, requests, { pipelined = false, timeoutMs = 5000 } = {}) {
+// tls: tls.connect options (the https rows); the certificate is verified against `tls.ca`.
+function exchange(port, requests, { pipelined = false, timeoutMs = 5000, tls: tlsOpts } = {}) {
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
+    const socket = tlsOpts ?
+      require('node:tls').connect({ host: '127.0.0.1', port, ...tlsOpts }) :
+      net.connect({ host: '127.0.0.1', port });
     const responses = [];
     let buf = Buffer.alloc(0);
     let next = 0;
@@ -97,7 +100,7 @@ function exchange(port, requests, { pipelined = false, timeoutMs = 5000 } = {}) 
         socket.write(requests[next++]);
       }
     };
-    socket.on('connect', sendNext);
+    socket.on(tlsOpts ? 'secureConnect' : 'connect', sendNext);
     socket.on('data', (chunk) => {
       buf = Buffer.concat([buf, chunk]);
       try {

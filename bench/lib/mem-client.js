@@ -12,6 +12,13 @@ const { parseResponse } = require('./http-check');
 
 const port = Number(process.argv[2]);
 const total = Number(process.argv[3] || 5000);
+// argv[4] 'tls': connect with TLS (the https-idle row), trusting the bench CA.
+const useTls = process.argv[4] === 'tls';
+const tlsOptions = useTls && {
+  ca: require('node:fs').readFileSync(require('node:path').join(__dirname, '..', '..', 'test', 'fixtures',
+    'tls-judges', 'ca-cert.pem')),
+  servername: 'localhost',
+};
 // Bounded concurrency keeps connect bursts under the listen backlog (511 for
 // node:http) so no SYNs are dropped and retried after a 1 s RTO.
 const PARALLEL = 200;
@@ -25,7 +32,8 @@ let firstError = null;
 
 function openOne() {
   started++;
-  const socket = net.connect({ host: '127.0.0.1', port });
+  const socket = useTls ? require('node:tls').connect({ host: '127.0.0.1', port, ...tlsOptions }) :
+    net.connect({ host: '127.0.0.1', port });
   let buf = Buffer.alloc(0);
   let settled = false;
   const settle = (err) => {
@@ -43,7 +51,7 @@ function openOne() {
     }
   };
   socket.setTimeout(20000, () => settle(new Error('timeout waiting for response')));
-  socket.on('connect', () => socket.write(request));
+  socket.on(useTls ? 'secureConnect' : 'connect', () => socket.write(request));
   socket.on('data', (chunk) => {
     if (settled) return;
     buf = Buffer.concat([buf, chunk]);

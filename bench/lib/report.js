@@ -59,21 +59,26 @@ function table(results) {
   for (const n of results.notes) out.push(`note: ${n}`);
   for (const w of results.workloads) {
     out.push('');
+    const notOk = (r) => `${r.label}: ${r.status === 'unavailable' ? 'not available' : 'aborted'} — ${r.error}`;
+    const conns = w.conns || o.memConns;
     if (w.memory) {
-      out.push(`${w.title} (${o.memConns} connections, 1 request each, then idle)`);
+      out.push(`${w.title} (${conns} connections, 1 request each, then idle)`);
       const lines = w.rows.map((r) => (r.status !== 'ok'
-        ? `${r.label}: aborted — ${r.error}`
+        ? notOk(r)
         : [r.label, range(r.summary.bytesPerConn, (v) => fix(v / 1024, 2)), ratio(r.ratio && r.ratio.bytesPerConn),
           `${fix(r.summary.rssBefore.median / 2 ** 20, 1)} → ${fix(r.summary.rssAfter.median / 2 ** 20, 1)}`]));
-      out.push(renderRows(['server', 'KiB/conn', '×node', `RSS MiB idle → ${o.memConns} conns`], lines));
+      out.push(renderRows(['server', 'KiB/conn', '×node', `RSS MiB idle → ${conns} conns`], lines));
     } else {
       out.push(w.title);
       const lines = w.rows.map((r) => (r.status !== 'ok'
-        ? `${r.label}: aborted — ${r.error}`
+        ? notOk(r)
         : [r.label, range(r.summary.rps, int), ratio(r.ratio && r.ratio.rps),
           range(r.summary.cpuUsPerReq, num), ratio(r.ratio && r.ratio.cpuUsPerReq),
           r.summary.p99Ms ? num(r.summary.p99Ms.median) : '—', r.proof ? String(r.proof.responseBytes) : '—']));
-      out.push(renderRows(['server', 'req/s', '×node', 'CPU µs/req', '×node', 'p99 ms', 'resp B'], lines));
+      // One request per connection: a request is a handshake.
+      const head = w.handshake ? ['server', 'handshakes/s', '×node', 'CPU µs/handshake', '×node', 'p99 ms', 'resp B']
+        : ['server', 'req/s', '×node', 'CPU µs/req', '×node', 'p99 ms', 'resp B'];
+      out.push(renderRows(head, lines));
     }
     for (const r of w.rows) for (const warn of r.warnings || []) out.push(`  (${r.label}: ${warn})`);
   }
@@ -110,7 +115,7 @@ function panel(y, title, groups, W) {
     for (const r of g.rows) {
       parts.push(`<text x="${labelW + 100}" y="${y + 12}" class="s" text-anchor="end">${esc(r.label)}</text>`);
       if (r.status !== 'ok' || !r.summary[g.key]) {
-        parts.push(`<text x="${barX + 4}" y="${y + 12}" class="s m">aborted / no data</text>`);
+        parts.push(`<text x="${barX + 4}" y="${y + 12}" class="s m">${r.status === 'unavailable' ? 'not available' : 'aborted / no data'}</text>`);
       } else {
         const s = r.summary[g.key];
         const sc = (v) => (barW * g.fmt.scale(v)) / g.fmt.scale(top);
@@ -143,8 +148,8 @@ function svg(results) {
       timed.map((w) => ({ title: w.title, rows: w.rows, key: 'cpuUsPerReq', fmt: { scale: linear, text: (v) => `${num(v)} µs` } }))]);
   }
   if (mem.length) {
-    panels.push([`Memory per idle keep-alive connection, ${results.options.memConns} open (lower is better)`,
-      mem.map((w) => ({ title: 'RSS / connection', rows: w.rows, key: 'bytesPerConn', fmt: { scale: linear, text: (v) => `${(v / 1024).toFixed(2)} KiB` } }))]);
+    panels.push(['Memory per idle keep-alive connection (lower is better)',
+      mem.map((w) => ({ title: `${w.https ? 'TLS ' : ''}RSS / conn, ${w.conns || results.options.memConns} open`, rows: w.rows, key: 'bytesPerConn', fmt: { scale: linear, text: (v) => `${(v / 1024).toFixed(2)} KiB` } }))]);
   }
   const { meta, options: o } = results;
   const body = [];

@@ -13,6 +13,13 @@ const get = (port) => `GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`;
 const post = (port) => `POST / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`
   + `Content-Type: application/octet-stream\r\nContent-Length: ${Buffer.byteLength(POST_BODY)}\r\n\r\n${POST_BODY}`;
 
+// The proof client verifies the server's certificate against the bench CA.
+const PROOF_TLS = {
+  ca: require('node:fs').readFileSync(path.join(__dirname, '..', '..', 'test', 'fixtures', 'tls-judges',
+    'ca-cert.pem')),
+  servername: 'localhost',
+};
+
 const helloExpect = { status: 200, headers: { 'Content-Type': 'text/plain' }, body: HELLO_BODY };
 
 // proof.requests(port) -> list of raw requests; sent back-to-back on one
@@ -84,6 +91,40 @@ const workloads = [
     title: 'RSS per idle keep-alive connection',
     memory: true,
     proof: { requests: (p) => [get(p), get(p)], expect: helloExpect },
+  },
+  // https rows: node's https server vs fast-http's, same handler, same certificate (ECDSA
+  // P-256 unless the name says RSA 2048; test/fixtures/tls-judges).
+  {
+    name: 'https-hello',
+    title: 'https hello, keep-alive (ECDSA P-256)',
+    https: true,
+    wrk: {},
+    proof: { requests: (p) => [get(p), get(p)], expect: helloExpect, tls: PROOF_TLS },
+  },
+  // Connection: close makes wrk open a new connection per request, so req/s is handshakes/s
+  // and CPU µs/req is CPU per handshake (full handshakes: wrk does not resume sessions).
+  {
+    name: 'https-handshake-ecdsa',
+    title: 'https one request per connection (handshakes/s, CPU/handshake), ECDSA P-256',
+    https: true,
+    handshake: true,
+    wrk: { headers: ['Connection: close'] },
+    proof: { requests: (p) => [get(p), get(p)], expect: helloExpect, tls: PROOF_TLS },
+  },
+  {
+    name: 'https-handshake-rsa',
+    title: 'https one request per connection (handshakes/s, CPU/handshake), RSA 2048',
+    https: true,
+    handshake: true,
+    wrk: { headers: ['Connection: close'] },
+    proof: { requests: (p) => [get(p), get(p)], expect: helloExpect, tls: PROOF_TLS },
+  },
+  {
+    name: 'https-idle',
+    title: 'RSS per idle TLS keep-alive connection (ECDSA P-256)',
+    https: true,
+    memory: true,
+    proof: { requests: (p) => [get(p), get(p)], expect: helloExpect, tls: PROOF_TLS },
   },
 ];
 

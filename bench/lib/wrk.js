@@ -39,11 +39,12 @@ function parseWrk(text) {
 }
 
 // opts: { port, connections, duration (s, integer: wrk has no sub-second -d),
-//         script, scriptArgs, cpu (number|null), onStart() }
+//         script, scriptArgs, scheme ('http' | 'https'), headers, cpu (number|null) }
 function runWrk(opts) {
   const args = ['-t1', `-c${opts.connections}`, `-d${opts.duration}s`, '--latency'];
+  for (const h of opts.headers || []) args.push('-H', h);
   if (opts.script) args.push('-s', opts.script);
-  args.push(`http://127.0.0.1:${opts.port}/`);
+  args.push(`${opts.scheme || 'http'}://127.0.0.1:${opts.port}/`);
   if (opts.scriptArgs && opts.scriptArgs.length) args.push('--', ...opts.scriptArgs);
   const [cmd, argv] = opts.cpu == null ? ['wrk', args] : ['taskset', ['-c', String(opts.cpu), 'wrk', ...args]];
   return new Promise((resolve, reject) => {

@@ -1,6 +1,6 @@
 'use strict';
 
-// node:http baseline. Identical to fast-http.js except for the module passed
+// node:http baseline. Identical to fast-http.js except for the modules passed
 // to serve(): same handlers, same options, same listen call.
 
-require('../handlers').serve(require('node:http'));
+require('../handlers').serve(require('node:http'), () => require('node:https'));

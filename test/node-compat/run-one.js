@@ -60,6 +60,7 @@ function readStats(file) {
   const totals = {
     processes: 0, serversCreated: 0, connectionsAccepted: 0, requestsDispatched: 0,
     fallbackConnections: 0, injectedConnections: 0,
+    httpsServersCreated: 0, httpsFallbackServers: 0, tlsHandshakes: 0,
   };
   const text = readOr(file, null);
   if (text === null) return null;
@@ -173,14 +174,25 @@ function runTest(t, o, running) {
 
 // A passing test only counts if fast-http, not Node's own http machinery,
 // served it: it must have created a native server if it creates http servers
-// at all, and every connection that took the fallback path must be one the
-// test injected itself with server.emit('connection', socket).
+// at all, every https server it created must be a native one (fast-http's https
+// servers count in httpsServersCreated, the ones it handed to node's https as
+// httpsFallbackServers), and every connection that took the fallback path must be
+// one the test injected itself with server.emit('connection', socket).
 function judgeServed(t, r) {
   const s = r.stats;
-  if (t.createsServer && !(s && s.serversCreated > 0)) {
+  if (!s && (t.createsServer || t.createsHttpsServer)) {
     r.status = 'unserved';
-    r.reason = s ? 'not served by fast-http: no native server created' :
-      'not served by fast-http: no stats written (FAST_HTTP_STATS)';
+    r.reason = 'not served by fast-http: no stats written (FAST_HTTP_STATS)';
+  } else if (t.createsServer && !(s.serversCreated > 0)) {
+    r.status = 'unserved';
+    r.reason = 'not served by fast-http: no native server created';
+  } else if (t.createsHttpsServer && !(s.httpsServersCreated > 0)) {
+    r.status = 'unserved';
+    r.reason = 'not served by fast-http: no native https server created';
+  } else if (t.createsHttpsServer && s.httpsFallbackServers > 0) {
+    r.status = 'unserved';
+    r.reason = `not served by fast-http: ${s.httpsFallbackServers} https server(s) ` +
+      "handed to node's https (fallback)";
   } else if (s && s.fallbackConnections !== s.injectedConnections) {
     r.status = 'unserved';
     r.reason = `not served by fast-http: ${s.fallbackConnections} fallback connection(s), ` +

@@ -30,7 +30,9 @@ and compares with test/node-compat/expectations.json. Filters are substrings
 of the test file name.
 
 Options:
-  --https                 also run test-https-*.js
+  --https                 also run test-https-*.js; a test that creates an https server
+                          passes only if every https server it made was fast-http's
+                          (FAST_HTTP_STATS: httpsServersCreated > 0, httpsFallbackServers 0)
   --sequential            also run sequential/test-http-*.js (and -https- with --https), one at a time
   -j, --jobs N            parallel jobs (default 2)
   --timeout S             per-test timeout in seconds (default 60)
@@ -239,7 +241,10 @@ async function main() {
 
   const tests = selectTests(tree.root, o);
   if (o.list) {
-    for (const t of tests) process.stdout.write(`${t.key}${t.createsServer ? '' : '  (no http server)'}\n`);
+    for (const t of tests) {
+      const kinds = [t.createsServer && 'http', t.createsHttpsServer && 'https'].filter(Boolean);
+      process.stdout.write(`${t.key}${kinds.length ? `  (${kinds.join(' + ')} server)` : '  (no server)'}\n`);
+    }
     return 0;
   }
   if (!tests.length) {
@@ -278,8 +283,10 @@ async function main() {
 
   const keys = tests.map((t) => t.key);
   const serverKeys = tests.filter((t) => t.createsServer).map((t) => t.key);
+  const httpsKeys = tests.filter((t) => t.createsHttpsServer).map((t) => t.key);
   const all = count(results, keys);
   const srv = count(results, serverKeys);
+  const httpsSrv = count(results, httpsKeys);
 
   const report = {
     date: new Date(start).toISOString(),
@@ -291,14 +298,18 @@ async function main() {
       extraFlags,
     },
     durationMs: elapsed,
-    counts: { files: keys.length, httpServerFiles: serverKeys.length, all, httpServer: srv },
+    counts: {
+      files: keys.length, httpServerFiles: serverKeys.length, all, httpServer: srv,
+      ...(o.https ? { httpsServerFiles: httpsKeys.length, httpsServer: httpsSrv } : {}),
+    },
     tests: {},
   };
   for (const t of tests) {
     const r = results.get(t.key);
     report.tests[t.key] = {
       status: r.status, reason: r.reason, duration: r.duration, exitCode: r.exitCode, signal: r.signal,
-      createsServer: t.createsServer, flags: t.flags, stats: r.stats, output: r.output,
+      createsServer: t.createsServer, createsHttpsServer: t.createsHttpsServer, flags: t.flags,
+      stats: r.stats, output: r.output,
     };
   }
   fs.mkdirSync(path.dirname(o.report), { recursive: true });
@@ -351,9 +362,11 @@ async function main() {
   }
   const treeNote = olderTree ? ` (Node ${treeMajor}'s tree: no Node ${major} tree to be had)` : '';
   out(`Node ${node.version}, tests v${tree.version}${treeNote}, ${report.mode}, ${fmtTime(elapsed)} (report: ${path.relative(process.cwd(), o.report)})`);
-  out(`files: ${keys.length} total, ${serverKeys.length} create an http server`);
-  out(`  all files:         ${fmtCounts(all)}`);
-  out(`  http-server files: ${fmtCounts(srv)}`);
+  out(`files: ${keys.length} total, ${serverKeys.length} create an http server` +
+    `${o.https ? `, ${httpsKeys.length} an https server` : ''}`);
+  out(`  all files:          ${fmtCounts(all)}`);
+  out(`  http-server files:  ${fmtCounts(srv)}`);
+  if (o.https) out(`  https-server files: ${fmtCounts(httpsSrv)}`);
   out(`${all.pass} passed, ${all.failed} failed${all.skip ? `, ${all.skip} skipped` : ''}`);
   return exitCode;
 }

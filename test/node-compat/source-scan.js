@@ -10,10 +10,11 @@ const fs = require('node:fs');
 // anywhere in the file.
 const FLAGS_RE = /\/\/\s+Flags:(.*)/;
 
-// Modules whose servers fast-http is expected to serve natively. https is left
-// out on purpose: its servers sit on tls.Server, and whether fast-http takes
-// those over is a separate decision; add 'https' here once it does.
+// Modules whose servers fast-http is expected to serve natively. https servers are
+// judged separately (run.js --https): they count as served only through the https
+// fields of the stats line, since a native http server proves nothing about TLS.
 const SERVED_MODULES = ['http'];
+const HTTPS_MODULES = ['https'];
 
 function parseFlags(source) {
   const m = FLAGS_RE.exec(source);
@@ -71,9 +72,22 @@ function createsServer(source, modules = SERVED_MODULES) {
   return false;
 }
 
-function readTestSource(file) {
-  const source = fs.readFileSync(file, 'utf8');
-  return { flags: parseFlags(source), createsServer: createsServer(source) };
+// Block comments and whole-line // comments: enough to drop prose like "covers
+// http.Server({ IncomingMessage })" without a tokenizer ('https://...' strings stay).
+function stripComments(source) {
+  return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
 }
 
-module.exports = { parseFlags, createsServer, readTestSource, SERVED_MODULES };
+function readTestSource(file) {
+  const source = fs.readFileSync(file, 'utf8');
+  const createsHttpsServer = createsServer(source, HTTPS_MODULES);
+  return {
+    flags: parseFlags(source),
+    // An https test's comments often name http.Server (the options it shares with https);
+    // only its code says whether it also makes an http server.
+    createsServer: createsServer(createsHttpsServer ? stripComments(source) : source),
+    createsHttpsServer,
+  };
+}
+
+module.exports = { parseFlags, createsServer, readTestSource, SERVED_MODULES, HTTPS_MODULES };
