@@ -77,16 +77,16 @@ const handlers = {
   'https-idle': hello,
 };
 
-// The https rows' certificates (test/fixtures/tls-judges, made with its make.sh): every
+// The https rows' certificates (test/fixtures/tls, made with its gen.sh): every
 // https server gets the same key and certificate for the same row, so a handshake costs the
 // same signature for both.
-const TLS_DIR = require('node:path').join(__dirname, '..', 'test', 'fixtures', 'tls-judges');
+const TLS_DIR = require('node:path').join(__dirname, '..', 'test', 'fixtures', 'tls');
 function tlsOptions(workload) {
   const fs = require('node:fs');
   const kind = workload === 'https-handshake-rsa' ? 'rsa' : 'ecdsa';
   return {
-    key: fs.readFileSync(require('node:path').join(TLS_DIR, `${kind}-key.pem`)),
-    cert: fs.readFileSync(require('node:path').join(TLS_DIR, `${kind}-cert.pem`)),
+    key: fs.readFileSync(require('node:path').join(TLS_DIR, `server-${kind}-key.pem`)),
+    cert: fs.readFileSync(require('node:path').join(TLS_DIR, `server-${kind}-cert.pem`)),
   };
 }
 

@@ -16,7 +16,7 @@ const total = Number(process.argv[3] || 5000);
 const useTls = process.argv[4] === 'tls';
 const tlsOptions = useTls && {
   ca: require('node:fs').readFileSync(require('node:path').join(__dirname, '..', '..', 'test', 'fixtures',
-    'tls-judges', 'ca-cert.pem')),
+    'tls', 'ca-cert.pem')),
   servername: 'localhost',
 };
 // Bounded concurrency keeps connect bursts under the listen backlog (511 for

@@ -15,7 +15,7 @@ const post = (port) => `POST / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`
 
 // The proof client verifies the server's certificate against the bench CA.
 const PROOF_TLS = {
-  ca: require('node:fs').readFileSync(path.join(__dirname, '..', '..', 'test', 'fixtures', 'tls-judges',
+  ca: require('node:fs').readFileSync(path.join(__dirname, '..', '..', 'test', 'fixtures', 'tls',
     'ca-cert.pem')),
   servername: 'localhost',
 };
@@ -93,7 +93,7 @@ const workloads = [
     proof: { requests: (p) => [get(p), get(p)], expect: helloExpect },
   },
   // https rows: node's https server vs fast-http's, same handler, same certificate (ECDSA
-  // P-256 unless the name says RSA 2048; test/fixtures/tls-judges).
+  // P-256 unless the name says RSA 2048; test/fixtures/tls).
   {
     name: 'https-hello',
     title: 'https hello, keep-alive (ECDSA P-256)',

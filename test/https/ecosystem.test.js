@@ -45,7 +45,7 @@ test('an mTLS Express app: refused without a client certificate, served with one
     without: await exchangeWith(impl, options, app, GET('/me')),
   }));
   const a = runs['node:https'];
-  assert.match(a.withCert.client.wire, /hello judge client$/);
+  assert.match(a.withCert.client.wire, /hello fast-http test client$/);
   assert.equal(a.without.client.responses, 0);
   assert.ok(a.without.events.includes('tlsClientError'));
   assert.deepStrictEqual(runs['fast-http'], a);

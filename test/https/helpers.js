@@ -21,7 +21,7 @@ const nodeHttps = require('node:https');
 const { ResponseParser, normalize, writeAsync } = require('../wire/helpers');
 
 const DEFAULT_TIMEOUT = 15000;
-const FIXTURES = path.join(__dirname, '..', 'fixtures', 'tls-judges');
+const FIXTURES = path.join(__dirname, '..', 'fixtures', 'tls');
 
 function readPem(name) {
   return fs.readFileSync(path.join(FIXTURES, name));
@@ -29,8 +29,8 @@ function readPem(name) {
 
 const certs = {
   ca: readPem('ca-cert.pem'),
-  rsa: { key: readPem('rsa-key.pem'), cert: readPem('rsa-cert.pem') },
-  ecdsa: { key: readPem('ecdsa-key.pem'), cert: readPem('ecdsa-cert.pem') },
+  rsa: { key: readPem('server-rsa-key.pem'), cert: readPem('server-rsa-cert.pem') },
+  ecdsa: { key: readPem('server-ecdsa-key.pem'), cert: readPem('server-ecdsa-cert.pem') },
   client: { key: readPem('client-key.pem'), cert: readPem('client-cert.pem') },
 };
 

@@ -154,7 +154,7 @@ test('requestCert, rejectUnauthorized false, a client certificate the CA signed'
     client: { key: certs.client.key, cert: certs.client.cert },
     check: (a) => {
       assert.equal(a.seen[0].authorized, true);
-      assert.equal(a.seen[0].peerSubject.CN, 'judge client');
+      assert.equal(a.seen[0].peerSubject.CN, 'fast-http test client');
     },
   });
 });
