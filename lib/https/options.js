@@ -75,6 +75,7 @@ function keyPairs(options) {
   }
   const certs = toArray(options.cert).map(toBytes);
   if (keys.length === 0 || keys.includes(null) || certs.includes(null)) return null;
+  /** @type {Array<[Buffer, Buffer]>} */
   const pairs = [];
   try {
     const x509s = certs.map((c) => new X509Certificate(c));
