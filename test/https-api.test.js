@@ -256,3 +256,59 @@ test('-r lib/register.js: require(\'https\').createServer is fast-http\'s', { ti
     assert.equal(code, 0);
     assert.deepEqual(JSON.parse(out), { body: 'true', fast: true });
   });
+
+const ecdsaKey = read('server-ecdsa-key.pem');
+const ecdsaCert = read('server-ecdsa-cert.pem');
+
+/** The fingerprint of the certificate the server showed a client asking for `servername`. */
+function peerFingerprint(port, servername) {
+  return new Promise((resolve, reject) => {
+    const sock = tls.connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false },
+      () => {
+        resolve(sock.getPeerCertificate().fingerprint256);
+        sock.destroy();
+      });
+    sock.on('error', reject);
+  });
+}
+
+test('addContext: another certificate for a servername (wildcards too)', { timeout: 20000 },
+  async () => {
+    const r = await both(async (https) => {
+      const server = https.createServer({ key, cert }, echo);
+      server.addContext('alt.test', { key: ecdsaKey, cert: ecdsaCert });
+      server.addContext('*.wild.test', { key: ecdsaKey, cert: ecdsaCert });
+      const port = await listen(server);
+      const out = [];
+      for (const name of ['localhost', 'alt.test', 'a.wild.test', 'other.test']) {
+        out.push(await peerFingerprint(port, name));
+      }
+      let err;
+      try {
+        server.addContext('', { key, cert });
+      } catch (e) {
+        err = [e.code, e.message];
+      }
+      await close(server);
+      return [out, err];
+    });
+    assert.deepEqual(r['fast-http'], r['node:https']);
+    const [[main, alt, wild, other]] = r['fast-http'];
+    assert.notEqual(main, alt);
+    assert.deepEqual([wild, other], [alt, main]);
+  });
+
+test('setSecureContext: the next connections get the new certificate', { timeout: 20000 },
+  async () => {
+    const r = await both(async (https) => {
+      const server = https.createServer({ key, cert }, echo);
+      const port = await listen(server);
+      const before = await peerFingerprint(port, 'localhost');
+      server.setSecureContext({ key: ecdsaKey, cert: ecdsaCert });
+      const after = await peerFingerprint(port, 'localhost');
+      await close(server);
+      return [before, after];
+    });
+    assert.deepEqual(r['fast-http'], r['node:https']);
+    assert.notEqual(r['fast-http'][0], r['fast-http'][1]);
+  });

@@ -20,9 +20,10 @@ const { installTls } = require('./tls-socket');
 const NodeHttpsServer = https.Server;
 
 // Secure contexts live in the addon until freed; a server has no close that ends its life (it
-// can listen again), so its context goes when the server is collected.
-const contexts = new FinalizationRegistry((ctx) => {
-  binding.tlsContextFree(ctx);
+// can listen again), so its contexts go when the server is collected.
+const contexts = new FinalizationRegistry((state) => {
+  binding.tlsContextFree(state.ctx);
+  for (const [, other] of state.added) binding.tlsContextFree(other);
 });
 
 function Server(options, requestListener) {
@@ -50,13 +51,16 @@ function Server(options, requestListener) {
     return new NodeHttpsServer(options, requestListener);
   }
   stats.httpsServerCreated(false);
-  this[kTlsServer] = {
+  const state = this[kTlsServer] = {
     ctx,
+    spec: decided.spec,
+    // addContext's [servername, context]s, which a setSecureContext keeps.
+    added: [],
     config: { handshakeTimeout: decided.handshakeTimeout },
     requestCert: decided.requestCert,
     ownCert: decided.ownCert,
   };
-  contexts.register(this, ctx);
+  contexts.register(this, state);
   initServer.call(this, options, requestListener);
   // tls.Server's fields that code reads.
   this.requestCert = decided.requestCert;
@@ -92,6 +96,51 @@ Server.prototype[kNativeSid] = function nativeSid() {
     binding.serverConfig(sid, t.config);
   }
   return sid;
+};
+
+/**
+ * A context the addon makes from tls.createSecureContext options, for addContext and
+ * setSecureContext; throws where it needs node's TLS (a SecureContext object, pfx, ciphers,
+ * ...), which a server made without such options does not have.
+ */
+function contextFrom(method, options, spec) {
+  const proto = options !== null && typeof options === 'object' ?
+    Object.getPrototypeOf(options) : undefined;
+  // A SecureContext (tls.createSecureContext's) keeps its keys inside OpenSSL.
+  const decided = proto === Object.prototype || proto === null ? nativeTls(options) : null;
+  if (decided === null) {
+    const err = new Error(`${method}: these options need node's own TLS, which this server ` +
+      'does not use (fast-http chose its native TLS from the options createServer had)');
+    err.code = 'ERR_FAST_HTTP_TLS';
+    throw err;
+  }
+  const ctx = binding.tlsContextCreate({ ...spec, pairs: decided.spec.pairs, ca: decided.spec.ca });
+  return { ctx, ownCert: decided.ownCert };
+}
+
+// tls.Server's addContext: the context's keys are served to clients asking for `servername`
+// (the addon matches names as node does, wildcards included).
+Server.prototype.addContext = function addContext(servername, context) {
+  if (!servername) throw errors.ERR_TLS_REQUIRED_SERVER_NAME();
+  const state = this[kTlsServer];
+  const other = contextFrom('addContext', context, state.spec).ctx;
+  state.added.push([servername, other]);
+  binding.tlsAddContext(state.ctx, servername, other);
+};
+
+// tls.Server's setSecureContext: new keys / certificates for the next connections.
+Server.prototype.setSecureContext = function setSecureContext(options) {
+  if (options === null || typeof options !== 'object') {
+    throw errors.ERR_INVALID_ARG_TYPE('options', 'of type object', options);
+  }
+  const state = this[kTlsServer];
+  const { ctx, ownCert } = contextFrom('setSecureContext', options, state.spec);
+  for (const [servername, other] of state.added) binding.tlsAddContext(ctx, servername, other);
+  // Connections made with the old context keep it (the addon holds it for them).
+  binding.tlsContextFree(state.ctx);
+  state.ctx = ctx;
+  state.ownCert = ownCert;
+  if (this[kSid] >= 0) binding.serverSetTls(this[kSid], ctx);
 };
 
 function onSecureConnection(socket) {
