@@ -109,6 +109,9 @@ function socketFacts(req) {
   const own = s.getCertificate();
   return {
     encrypted: s.encrypted, connectionEncrypted: req.connection.encrypted,
+    tlsSocket: s instanceof tls.TLSSocket, netSocket: s instanceof net.Socket,
+    constructor: s.constructor.name, secureEstablished: s._secureEstablished,
+    sharedSigalgs: typeof s.getSharedSigalgs,
     protocol: s.getProtocol(), cipher, alpn: s.alpnProtocol, servername: s.servername,
     authorized: s.authorized, authorizationError: s.authorizationError,
     peer: s.getPeerCertificate(), reused: s.isSessionReused(),

@@ -70,6 +70,8 @@ function Server(options, requestListener) {
   this.on('secureConnection', onSecureConnection);
   // node's https.Server: a failed handshake is a 'clientError' where someone listens.
   this.on('tlsClientError', function addListener(err, conn) {
+    // TLSSocket's field, which tells code the handshake did not complete.
+    conn._secureEstablished = false;
     if (!this.emit('clientError', err, conn)) conn.destroy();
   });
 }

@@ -1,13 +1,17 @@
 'use strict';
 // The tls.TLSSocket surface of an https server's connections: the facade socket of a
-// connection whose handshake completed gets this prototype (FastSocket's, plus what the
-// addon's TLS session says) and TLSSocket's own fields, so code that reads
-// `req.socket.encrypted`, getPeerCertificate(), getCipher(), ... sees what node shows.
+// connection whose handshake completed gets this prototype and TLSSocket's own fields, so code
+// that reads `req.socket.encrypted`, getPeerCertificate(), getCipher(), ... sees what node
+// shows, and `instanceof tls.TLSSocket` holds. The prototype is FastSocket's chain down to
+// net.Socket (its classes' own properties, copied) on tls.TLSSocket.prototype, with
+// TLSSocket's methods answered from the addon's TLS session: TLSSocket overrides nothing of
+// net.Socket's that the facade inherits (only the client-side kReinitializeHandle), and its
+// methods not answered here find no handle (`_handle` is null) and answer as node's do then.
+const net = require('node:net');
+const tls = require('node:tls');
 const { X509Certificate } = require('node:crypto');
 const { FastSocket } = require('../http/socket');
 const { kTlsSession, kTlsServer } = require('../internal/symbols');
-
-class FastTLSSocket extends FastSocket {}
 
 /** node's legacy certificate object for DER bytes (translatePeerCertificate's shape). */
 function legacyObject(der) {
@@ -18,7 +22,19 @@ function legacyObject(der) {
     fingerprint256: x509.fingerprint256, serialNumber: x509.serialNumber };
 }
 
-const proto = FastTLSSocket.prototype;
+const proto = Object.create(tls.TLSSocket.prototype);
+const chain = [];
+for (let p = FastSocket.prototype; p !== net.Socket.prototype; p = Object.getPrototypeOf(p)) {
+  chain.unshift(p);
+}
+for (const p of chain) {
+  for (const key of Reflect.ownKeys(p)) {
+    // `constructor` stays TLSSocket, as a node https connection's.
+    if (key !== 'constructor') {
+      Object.defineProperty(proto, key, Object.getOwnPropertyDescriptor(p, key));
+    }
+  }
+}
 
 proto.getProtocol = function getProtocol() {
   return this[kTlsSession]?.protocol ?? null;
@@ -94,6 +110,7 @@ function installTls(socket, requestCert) {
     Object.setPrototypeOf(socket, proto);
   }
   const s = socket[kTlsSession];
+  socket._secureEstablished = true;
   socket.encrypted = true;
   socket.alpnProtocol = s.alpnProtocol;
   socket.servername = s.servername;
@@ -105,4 +122,4 @@ function installTls(socket, requestCert) {
   }
 }
 
-module.exports = { installTls, FastTLSSocket };
+module.exports = { installTls };
