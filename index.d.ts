@@ -103,6 +103,17 @@ export declare function validateHeaderValue(name: string, value: string): void;
 export declare function isFastHttpServer(server: unknown): boolean;
 
 /**
+ * node:https's server API on fast-http's native TLS (also `fast-http/https`):
+ * `createServer(options, requestListener)` and `Server`, typed as node:https's.
+ * Options the native TLS does not implement (pfx, ciphers, SNICallback, ...)
+ * give node:https's own server.
+ */
+export declare const https: {
+    Server: typeof import('node:https').Server;
+    createServer: typeof import('node:https').createServer;
+};
+
+/**
  * Whether the native addon loaded. When it did not (Windows, a platform
  * without a prebuilt binary, a failed build), `createServer`, `Server`,
  * `IncomingMessage` and `ServerResponse` are node:http's own, after one

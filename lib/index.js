@@ -55,3 +55,14 @@ module.exports = {
   isFastHttpServer,
   native,
 };
+
+// node:https's server API on the addon (fast-http/https). Loaded when first read: node:https
+// and node:tls cost an app that serves only http some milliseconds of start-up.
+Object.defineProperty(module.exports, 'https', {
+  __proto__: null,
+  configurable: true,
+  enumerable: true,
+  get() {
+    return require('./https');
+  },
+});

@@ -1,25 +1,32 @@
 'use strict';
 // `node -r fast-http/register app.js`, `node --import fast-http/register app.js` (or
-// `require('fast-http/register')` first thing in an app): node:http's server becomes
-// fast-http's, however the app or its dependencies reach node:http (require, static or
-// dynamic import, `http` or `node:http`, process.getBuiltinModule). fast-http itself (its
-// server code and the addon) is loaded when something first takes node:http, not here: an app
-// that never serves http pays only for what is below (figures in the README's "Use").
+// `require('fast-http/register')` first thing in an app): node:http's and node:https's servers
+// become fast-http's, however the app or its dependencies reach node:http or node:https
+// (require, static or dynamic import, with or without `node:`, process.getBuiltinModule).
+// fast-http itself (its server code and the addon) is loaded when something first takes
+// either module, not here, and patches both then: an app that never serves http pays only for
+// what is below (figures in the README's "Use").
 const Module = require('node:module');
 const path = require('node:path');
 const stats = require('./internal/stats');
 
-const SERVER_EXPORTS = ['createServer', 'Server', 'IncomingMessage', 'ServerResponse'];
+// Each patched module's server exports, and where fast-http's API has them.
+const MODULES = [
+  { id: 'http', names: ['createServer', 'Server', 'IncomingMessage', 'ServerResponse'],
+    api: (fast) => fast },
+  { id: 'https', names: ['createServer', 'Server'], api: (fast) => fast.https },
+];
 const libDir = __dirname + path.sep;
 
 let patched = false;
 // True while fast-http's own modules load: they take node's classes from node:http.
 let loading = false;
-// node:http's own values, kept while the getters below stand in for them.
+// Per module, its own values, kept while the getters below stand in for them.
 let originals = null;
-// Server exports the app assigned itself while they were getters: patch() leaves them.
+// Server exports ('http.Server', ...) the app assigned itself while they were getters: patch()
+// leaves them.
 const assigned = new Set();
-// module.registerHooks()' handle while its resolve hook waits for node:http.
+// module.registerHooks()' handle while its resolve hook waits for node:http or node:https.
 let hooks = null;
 
 /**
@@ -46,10 +53,16 @@ function setValue(http, name, value) {
   Object.defineProperty(http, name, { value, writable: true, enumerable: true, configurable: true });
 }
 
-function patch(http) {
-  if (patched) return http;
+/**
+ * Patches node:http and node:https both (the first one taken loads the other, ~4 ms, so that
+ * no hook has to stay for the second one). Returns `mod`.
+ */
+function patch(mod) {
+  if (patched) return mod;
   patched = true;
   let fast = null;
+  // Loaded from here, they are taken as fast-http's own (Module._load leaves them).
+  const builtins = MODULES.map((m) => require(`node:${m.id}`));
   loading = true;
   try {
     fast = loadFast();
@@ -57,28 +70,34 @@ function patch(http) {
     loading = false;
     // Whatever happens, the getters go: node's values come back, then fast-http's over them.
     if (originals !== null) {
-      for (const name of SERVER_EXPORTS) {
-        if (Object.getOwnPropertyDescriptor(http, name)?.get !== undefined) {
-          setValue(http, name, originals[name]);
+      MODULES.forEach((m, i) => {
+        for (const name of m.names) {
+          if (Object.getOwnPropertyDescriptor(builtins[i], name)?.get !== undefined) {
+            setValue(builtins[i], name, originals[m.id][name]);
+          }
         }
-      }
+      });
       originals = null;
     }
   }
-  // The hook has done its work (a failed load leaves node:http as it is for good).
+  // The hook has done its work (a failed load leaves the modules as they are for good).
   hooks?.deregister();
   hooks = null;
-  if (fast === null) return http;
-  for (const name of SERVER_EXPORTS) {
-    if (!assigned.has(name)) http[name] = fast[name];
-  }
+  if (fast === null) return mod;
+  MODULES.forEach((m, i) => {
+    const api = m.api(fast);
+    for (const name of m.names) {
+      if (!assigned.has(`${m.id}.${name}`)) builtins[i][name] = api[name];
+    }
+  });
   // ESM `import { createServer } from 'node:http'` sees the patched functions too.
   Module.syncBuiltinESMExports();
-  return http;
+  return mod;
 }
 
 function isHttp(request) {
-  return request === 'http' || request === 'node:http';
+  return request === 'http' || request === 'node:http' || request === 'https' ||
+    request === 'node:https';
 }
 
 // require('http') / require('node:http'), from the app or any dependency.
@@ -104,7 +123,7 @@ if (typeof Module.registerHooks === 'function') {
   hooks = Module.registerHooks({
     resolve(specifier, context, nextResolve) {
       if (!patched && isHttp(specifier) && !context.parentURL?.startsWith(libURL)) {
-        patch(require('node:http'));
+        patch(null);
       }
       return nextResolve(specifier, context);
     },
@@ -121,28 +140,32 @@ if (typeof Module.registerHooks === 'function') {
 } else {
   // Older Nodes (20, 22 before 22.15): module.register()'s hooks run in a thread that costs
   // ~40 ms of CPU at every start, and loading node:http costs ~4 ms, so node:http is loaded
-  // now and its server exports become getters that load fast-http the first time anything
-  // reads them: an import (each import of a builtin syncs its ESM facade, which reads every
-  // export), process.getBuiltinModule, or code holding the module object.
-  const http = require('node:http');
+  // now (node:https too, ~4 ms more) and their server exports become getters that load
+  // fast-http the first time anything reads them: an import (each import of a builtin syncs
+  // its ESM facade, which reads every export), process.getBuiltinModule, or code holding the
+  // module object.
   originals = {};
-  for (const name of SERVER_EXPORTS) {
-    originals[name] = http[name];
-    const get = function get() {
-      if (loading || readByFastHttp(get)) return originals[name];
-      patch(http);
-      return http[name];
-    };
-    Object.defineProperty(http, name, {
-      enumerable: true,
-      configurable: true,
-      get,
-      set(value) {
-        // What an app assigns before anything read the export stays, as on node:http.
-        assigned.add(name);
-        setValue(http, name, value);
-      },
-    });
+  for (const m of MODULES) {
+    const builtin = require(`node:${m.id}`);
+    const own = originals[m.id] = {};
+    for (const name of m.names) {
+      own[name] = builtin[name];
+      const get = function get() {
+        if (loading || readByFastHttp(get)) return own[name];
+        patch(builtin);
+        return builtin[name];
+      };
+      Object.defineProperty(builtin, name, {
+        enumerable: true,
+        configurable: true,
+        get,
+        set(value) {
+          // What an app assigns before anything read the export stays, as on node's module.
+          assigned.add(`${m.id}.${name}`);
+          setValue(builtin, name, value);
+        },
+      });
+    }
   }
 }
 

@@ -102,6 +102,25 @@ function assertServedByFastHttp(r) {
   assert.doesNotMatch(r.stderr, /fast-http/, why);
 }
 
+/** An https fixture (serve-https.js): it requested itself, over fast-http's https server. */
+function assertHttpsServedByFastHttp(r) {
+  const why = `stderr:\n${r.stderr}`;
+  assert.deepEqual(r.exit, { code: 0, signal: null }, why);
+  assert.deepEqual(r.first, { body: 'true', fast: true }, why);
+  assert.equal(r.stats.length, 1, why);
+  const [line] = r.stats;
+  assert.equal(line.httpsServersCreated, 1, why);
+  assert.equal(line.httpsFallbackServers, 0, `node:https's own server served the app\n${why}`);
+  assert.equal(line.requestsDispatched, 1, why);
+  assert.doesNotMatch(r.stderr, /fast-http/, why);
+}
+
+const HTTPS_CASES = [
+  ['CommonJS entry, require(\'https\').createServer', 'cjs-require-https.js'],
+  ['CommonJS entry, new (require(\'node:https\').Server)', 'cjs-require-node-https.js'],
+  ['ESM entry, static import from \'node:https\'', 'esm-node-https.mjs'],
+];
+
 const CASES = [
   ['CommonJS entry, require(\'node:http\')', 'cjs-require-node-http.js'],
   ['CommonJS entry, require(\'http\')', 'cjs-require-http.js'],
@@ -125,6 +144,12 @@ for (const wayIn of Object.keys(WAYS_IN)) {
     for (const [name, fixture, opts = {}] of CASES) {
       it(`${name}: fast-http serves`, { timeout: TEST_TIMEOUT_MS, skip: opts.skip }, async () => {
         assertServedByFastHttp(await run(fixture, wayIn, opts.flags ?? []));
+      });
+    }
+
+    for (const [name, fixture] of HTTPS_CASES) {
+      it(`${name}: fast-http serves https`, { timeout: TEST_TIMEOUT_MS }, async () => {
+        assertHttpsServedByFastHttp(await run(fixture, wayIn));
       });
     }
 

@@ -74,6 +74,11 @@ const kNoNativeConns = Symbol('fast-http.noNativeConns');
 
 function Server(options, requestListener) {
   if (!(this instanceof Server)) return new Server(options, requestListener);
+  initServer.call(this, options, requestListener);
+}
+
+/** Server's constructor body, which lib/https/server.js runs on its own servers too. */
+function initServer(options, requestListener) {
   if (typeof options === 'function') {
     requestListener = options;
     options = {};
@@ -487,10 +492,18 @@ function createServer(options, requestListener) {
 
 /** Whether `server` is served by fast-http. */
 function isFastHttpServer(server) {
-  return Object.prototype.isPrototypeOf.call(Server.prototype, server);
+  for (const proto of fastPrototypes) {
+    if (Object.prototype.isPrototypeOf.call(proto, server)) return true;
+  }
+  return false;
 }
+
+// Prototypes of fast-http's servers: Server's, and https.Server's (which is on node's https
+// chain instead, with Server.prototype's own properties copied onto it).
+const fastPrototypes = [Server.prototype];
 
 module.exports = {
   Server, createServer, isFastHttpServer, kClosed,
-  NodeIncomingMessage, NodeServerResponse,
+  NodeIncomingMessage, NodeServerResponse, initServer, fastPrototypes,
 };
+

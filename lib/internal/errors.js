@@ -77,6 +77,8 @@ const errors = define({
   ERR_HTTP_SOCKET_ENCODING: [Error,
     () => 'Changing the socket encoding is not allowed per RFC7230 Section 3.'],
   ERR_HTTP_TRAILER_INVALID: [Error, () => 'Trailers are invalid with this transfer encoding'],
+  ERR_TLS_REQUIRED_SERVER_NAME: [Error,
+    () => '"servername" is required parameter for Server.addContext'],
 });
 
 /** node's wording: `"options.signal" property`, `"callback" argument`. */

@@ -7,7 +7,10 @@ const fs = require('node:fs');
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
-const counters = { serversCreated: 0, fallbackConnections: 0, injectedConnections: 0 };
+const counters = {
+  serversCreated: 0, fallbackConnections: 0, injectedConnections: 0, httpsServersCreated: 0,
+  httpsFallbackServers: 0,
+};
 let hooked = false;
 let written = false;
 
@@ -25,6 +28,8 @@ function write(file) {
     requestsDispatched: native[2],
     fallbackConnections: counters.fallbackConnections,
     injectedConnections: counters.injectedConnections,
+    httpsServersCreated: counters.httpsServersCreated,
+    httpsFallbackServers: counters.httpsFallbackServers,
   };
   try {
     fs.appendFileSync(file, JSON.stringify(line) + '\n');
@@ -66,4 +71,11 @@ function fallbackConnection(injected) {
   hook();
 }
 
-module.exports = { counters, hook, serverCreated, fallbackConnection };
+/** An https server made: fast-http's, or node's own (`fallback`) for options it lacks. */
+function httpsServerCreated(fallback) {
+  counters.httpsServersCreated++;
+  if (fallback) counters.httpsFallbackServers++;
+  hook();
+}
+
+module.exports = { counters, hook, serverCreated, fallbackConnection, httpsServerCreated };

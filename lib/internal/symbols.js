@@ -33,4 +33,5 @@ module.exports = {
   kSocket: Symbol('fast-http.socket'),
   kRequest: Symbol('fast-http.request'),
   kTlsSession: Symbol('fast-http.tlsSession'),
+  kTlsServer: Symbol('fast-http.tlsServer'),
 };

@@ -1,0 +1,136 @@
+'use strict';
+// Which https servers the addon's TLS layer serves: the options it implements (key / cert
+// pairs without a passphrase, ca, requestCert, rejectUnauthorized, TLSv1.2 / TLSv1.3,
+// ALPNProtocols, handshakeTimeout) become its TlsSpec; any other TLS option that asks for
+// something (a cipher list, pfx, SNICallback, ticket keys, ...) makes the server node's own.
+const tls = require('node:tls');
+const { X509Certificate, createPrivateKey } = require('node:crypto');
+
+/** TLS options the addon does not implement: set to anything but undefined, node serves. */
+const FALLBACK_OPTIONS = [
+  'pfx', 'passphrase', 'ciphers', 'ecdhCurve', 'secureOptions', 'secureProtocol', 'sigalgs',
+  'SNICallback', 'sessionTimeout', 'ticketKeys', 'pskCallback', 'pskIdentityHint', 'crl',
+  'dhparam', 'privateKeyEngine', 'privateKeyIdentifier', 'clientCertEngine', 'secureContext',
+  'sessionIdContext', 'ALPNCallback', 'privateKeyOptions',
+];
+/** Boolean TLS options whose default (false) the addon has. */
+const FALSE_BY_DEFAULT = ['enableTrace', 'honorCipherOrder', 'allowPartialTrustChain'];
+
+const VERSIONS = { __proto__: null, 'TLSv1.2': 0x0303, 'TLSv1.3': 0x0304 };
+
+// node's https.Server's default: tls.Server advertises http/1.1.
+const DEFAULT_ALPN = ['http/1.1'];
+// tls.Server's default handshakeTimeout.
+const DEFAULT_HANDSHAKE_TIMEOUT = 120 * 1000;
+
+function toArray(v) {
+  if (v === undefined || v === null) return [];
+  return Array.isArray(v) ? v : [v];
+}
+
+function toBytes(v) {
+  if (typeof v === 'string') return Buffer.from(v);
+  if (ArrayBuffer.isView(v)) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  return null;
+}
+
+/** ALPNProtocols as names: an array of strings / bytes, or node's wire format in bytes. */
+function alpnNames(v) {
+  if (v === undefined) return [];
+  if (Array.isArray(v)) {
+    const names = [];
+    for (const p of v) {
+      if (typeof p === 'string') names.push(p);
+      else if (ArrayBuffer.isView(p)) names.push(toBytes(p).toString('latin1'));
+      else return null;
+    }
+    return names;
+  }
+  const wire = ArrayBuffer.isView(v) ? toBytes(v) : null;
+  if (wire === null) return null;
+  const names = [];
+  for (let i = 0; i < wire.length;) {
+    const n = wire[i];
+    if (n === 0 || i + 1 + n > wire.length) return null;
+    names.push(wire.toString('latin1', i + 1, i + 1 + n));
+    i += 1 + n;
+  }
+  return names;
+}
+
+/**
+ * (certificate, key) pairs as the addon takes them: OpenSSL matches each key with the
+ * certificate of its public key, whatever the order they came in.
+ */
+function keyPairs(options) {
+  const keys = [];
+  for (const k of toArray(options.key)) {
+    if (k !== null && typeof k === 'object' && !ArrayBuffer.isView(k)) {
+      // { pem, passphrase }: an encrypted key is OpenSSL's to open.
+      if (k.passphrase !== undefined) return null;
+      keys.push(toBytes(k.pem));
+    } else {
+      keys.push(toBytes(k));
+    }
+  }
+  const certs = toArray(options.cert).map(toBytes);
+  if (keys.length === 0 || keys.includes(null) || certs.includes(null)) return null;
+  /** @type {Array<[Buffer, Buffer]>} */
+  const pairs = [];
+  try {
+    const x509s = certs.map((c) => new X509Certificate(c));
+    for (const key of keys) {
+      const pk = createPrivateKey(key);
+      const i = x509s.findIndex((x) => x.checkPrivateKey(pk));
+      if (i < 0) return null;
+      pairs.push([certs[i], key]);
+    }
+  } catch {
+    return null;
+  }
+  return pairs;
+}
+
+/**
+ * What the addon needs for an https server with `options` ({ spec, handshakeTimeout, own
+ * certificate }), or null when node's https.Server must serve it. Bad options throw node's
+ * own errors, as node's constructor would (tls.createSecureContext checks them).
+ */
+function nativeTls(options) {
+  for (const name of FALLBACK_OPTIONS) {
+    if (options[name] !== undefined) return null;
+  }
+  for (const name of FALSE_BY_DEFAULT) {
+    if (options[name] !== undefined && options[name] !== false) return null;
+  }
+  const minVersion = VERSIONS[options.minVersion ?? tls.DEFAULT_MIN_VERSION];
+  const maxVersion = VERSIONS[options.maxVersion ?? tls.DEFAULT_MAX_VERSION];
+  if (minVersion === undefined || maxVersion === undefined) return null;
+  const handshakeTimeout = options.handshakeTimeout || DEFAULT_HANDSHAKE_TIMEOUT;
+  if (typeof handshakeTimeout !== 'number') return null;
+  const requestCert = options.requestCert === true;
+  // tls.Server: rejectUnauthorized unless it is false.
+  const rejectUnauthorized = options.rejectUnauthorized !== false;
+  const ca = toArray(options.ca).map(toBytes);
+  if (ca.includes(null)) return null;
+  // Without a ca, OpenSSL checks client certificates against its default roots.
+  if (requestCert && ca.length === 0) return null;
+  // node's https.Server spreads the options over its default: one set to undefined is none.
+  const alpn = 'ALPNProtocols' in options ? alpnNames(options.ALPNProtocols) : DEFAULT_ALPN;
+  if (alpn === null) return null;
+  // Node's own validation, and errors, for what it would refuse.
+  tls.createSecureContext(options);
+  const pairs = keyPairs(options);
+  if (pairs === null) return null;
+  return {
+    spec: {
+      pairs, ca, requestCert, rejectUnauthorized, minVersion, maxVersion, alpn, tickets: true,
+    },
+    handshakeTimeout,
+    requestCert,
+    rejectUnauthorized,
+    ownCert: pairs[0][0],
+  };
+}
+
+module.exports = { nativeTls, DEFAULT_HANDSHAKE_TIMEOUT };

@@ -1,0 +1,156 @@
+'use strict';
+// https.Server on the addon: fast-http's http Server (its own properties copied over) on node's
+// https.Server prototype chain, so `instanceof https.Server` and `instanceof tls.Server` hold as
+// for node's, with the TLS layer in the addon. Options the addon's TLS does not implement (see
+// options.js) make createServer / `new Server` return node's own https.Server, which then
+// serves everything as node does (counted as httpsFallbackServers in the stats line).
+const https = require('node:https');
+const { binding } = require('../internal/native');
+const {
+  Server: FastServer, initServer, fastPrototypes,
+} = require('../http/server');
+const { kNativeSid } = require('../http/listen');
+const { sameInstances } = require('../internal/node-internals');
+const errors = require('../internal/errors');
+const { kSid, kTlsServer } = require('../internal/symbols');
+const stats = require('../internal/stats');
+const { nativeTls } = require('./options');
+const { installTls } = require('./tls-socket');
+
+const NodeHttpsServer = https.Server;
+
+// Secure contexts live in the addon until freed; a server has no close that ends its life (it
+// can listen again), so its contexts go when the server is collected.
+const contexts = new FinalizationRegistry((state) => {
+  binding.tlsContextFree(state.ctx);
+  for (const [, other] of state.added) binding.tlsContextFree(other);
+});
+
+function Server(options, requestListener) {
+  if (!(this instanceof Server)) return new Server(options, requestListener);
+  if (typeof options === 'function') {
+    requestListener = options;
+    options = {};
+  } else if (options == null) {
+    options = {};
+  } else if (typeof options !== 'object' || Array.isArray(options)) {
+    throw errors.ERR_INVALID_ARG_TYPE('options', 'of type object', options);
+  }
+  const decided = nativeTls(options);
+  let ctx = -1;
+  if (decided !== null) {
+    try {
+      ctx = binding.tlsContextCreate(decided.spec);
+    } catch {
+      // Keys or certificates rustls does not take (e.g. DSA): node's server takes them.
+    }
+  }
+  if (ctx < 0) {
+    stats.httpsServerCreated(true);
+    // A constructor returning an object makes `new Server()` that object.
+    return new NodeHttpsServer(options, requestListener);
+  }
+  stats.httpsServerCreated(false);
+  const state = this[kTlsServer] = {
+    ctx,
+    spec: decided.spec,
+    // addContext's [servername, context]s, which a setSecureContext keeps.
+    added: [],
+    config: { handshakeTimeout: decided.handshakeTimeout },
+    requestCert: decided.requestCert,
+    ownCert: decided.ownCert,
+  };
+  contexts.register(this, state);
+  initServer.call(this, options, requestListener);
+  // tls.Server's fields that code reads.
+  this.requestCert = decided.requestCert;
+  this.rejectUnauthorized = decided.rejectUnauthorized;
+  // tls.Server's listener, which node's https server has: connections get their TLS surface
+  // before 'secureConnection' listeners and requests see them.
+  this.on('secureConnection', onSecureConnection);
+  // node's https.Server: a failed handshake is a 'clientError' where someone listens.
+  this.on('tlsClientError', function addListener(err, conn) {
+    // TLSSocket's field, which tells code the handshake did not complete.
+    conn._secureEstablished = false;
+    if (!this.emit('clientError', err, conn)) conn.destroy();
+  });
+}
+
+// Server.prototype's own properties (listen, close, the settings' accessors, ...) on node's
+// https.Server chain, where node's https.Server has http.Server's.
+for (const key of Reflect.ownKeys(FastServer.prototype)) {
+  if (key === 'constructor') continue;
+  Object.defineProperty(Server.prototype, key,
+    Object.getOwnPropertyDescriptor(FastServer.prototype, key));
+}
+Object.setPrototypeOf(Server.prototype, NodeHttpsServer.prototype);
+Object.setPrototypeOf(Server, NodeHttpsServer);
+sameInstances(Server, NodeHttpsServer);
+fastPrototypes.push(Server.prototype);
+
+// The addon's half of the server is made when it listens: it gets the TLS context then.
+Server.prototype[kNativeSid] = function nativeSid() {
+  const fresh = this[kSid] < 0;
+  const sid = FastServer.prototype[kNativeSid].call(this);
+  if (fresh) {
+    const t = this[kTlsServer];
+    binding.serverSetTls(sid, t.ctx);
+    binding.serverConfig(sid, t.config);
+  }
+  return sid;
+};
+
+/**
+ * A context the addon makes from tls.createSecureContext options, for addContext and
+ * setSecureContext; throws where it needs node's TLS (a SecureContext object, pfx, ciphers,
+ * ...), which a server made without such options does not have.
+ */
+function contextFrom(method, options, spec) {
+  const proto = options !== null && typeof options === 'object' ?
+    Object.getPrototypeOf(options) : undefined;
+  // A SecureContext (tls.createSecureContext's) keeps its keys inside OpenSSL.
+  const decided = proto === Object.prototype || proto === null ? nativeTls(options) : null;
+  if (decided === null) {
+    const err = new Error(`${method}: these options need node's own TLS, which this server ` +
+      'does not use (fast-http chose its native TLS from the options createServer had)');
+    err.code = 'ERR_FAST_HTTP_TLS';
+    throw err;
+  }
+  const ctx = binding.tlsContextCreate({ ...spec, pairs: decided.spec.pairs, ca: decided.spec.ca });
+  return { ctx, ownCert: decided.ownCert };
+}
+
+// tls.Server's addContext: the context's keys are served to clients asking for `servername`
+// (the addon matches names as node does, wildcards included).
+Server.prototype.addContext = function addContext(servername, context) {
+  if (!servername) throw errors.ERR_TLS_REQUIRED_SERVER_NAME();
+  const state = this[kTlsServer];
+  const other = contextFrom('addContext', context, state.spec).ctx;
+  state.added.push([servername, other]);
+  binding.tlsAddContext(state.ctx, servername, other);
+};
+
+// tls.Server's setSecureContext: new keys / certificates for the next connections.
+Server.prototype.setSecureContext = function setSecureContext(options) {
+  if (options === null || typeof options !== 'object') {
+    throw errors.ERR_INVALID_ARG_TYPE('options', 'of type object', options);
+  }
+  const state = this[kTlsServer];
+  const { ctx, ownCert } = contextFrom('setSecureContext', options, state.spec);
+  for (const [servername, other] of state.added) binding.tlsAddContext(ctx, servername, other);
+  // Connections made with the old context keep it (the addon holds it for them).
+  binding.tlsContextFree(state.ctx);
+  state.ctx = ctx;
+  state.ownCert = ownCert;
+  if (this[kSid] >= 0) binding.serverSetTls(this[kSid], ctx);
+};
+
+function onSecureConnection(socket) {
+  installTls(socket, this[kTlsServer].requestCert);
+}
+
+function createServer(options, requestListener) {
+  return new Server(options, requestListener);
+}
+
+module.exports = { Server, createServer };

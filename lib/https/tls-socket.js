@@ -1,0 +1,125 @@
+'use strict';
+// The tls.TLSSocket surface of an https server's connections: the facade socket of a
+// connection whose handshake completed gets this prototype and TLSSocket's own fields, so code
+// that reads `req.socket.encrypted`, getPeerCertificate(), getCipher(), ... sees what node
+// shows, and `instanceof tls.TLSSocket` holds. The prototype is FastSocket's chain down to
+// net.Socket (its classes' own properties, copied) on tls.TLSSocket.prototype, with
+// TLSSocket's methods answered from the addon's TLS session: TLSSocket overrides nothing of
+// net.Socket's that the facade inherits (only the client-side kReinitializeHandle), and its
+// methods not answered here find no handle (`_handle` is null) and answer as node's do then.
+const net = require('node:net');
+const tls = require('node:tls');
+const { X509Certificate } = require('node:crypto');
+const { FastSocket } = require('../http/socket');
+const { kTlsSession, kTlsServer } = require('../internal/symbols');
+
+/** node's legacy certificate object for DER bytes (translatePeerCertificate's shape). */
+function legacyObject(der) {
+  const x509 = new X509Certificate(der);
+  if (typeof x509.toLegacyObject === 'function') return x509.toLegacyObject();
+  return { raw: x509.raw, subject: x509.subject, issuer: x509.issuer,
+    valid_from: x509.validFrom, valid_to: x509.validTo, fingerprint: x509.fingerprint,
+    fingerprint256: x509.fingerprint256, serialNumber: x509.serialNumber };
+}
+
+const proto = Object.create(tls.TLSSocket.prototype);
+const chain = [];
+for (let p = FastSocket.prototype; p !== net.Socket.prototype; p = Object.getPrototypeOf(p)) {
+  chain.unshift(p);
+}
+for (const p of chain) {
+  for (const key of Reflect.ownKeys(p)) {
+    // `constructor` stays TLSSocket, as a node https connection's.
+    if (key !== 'constructor') {
+      Object.defineProperty(proto, key, Object.getOwnPropertyDescriptor(p, key));
+    }
+  }
+}
+
+proto.getProtocol = function getProtocol() {
+  return this[kTlsSession]?.protocol ?? null;
+};
+
+proto.getCipher = function getCipher() {
+  const s = this[kTlsSession];
+  if (s === undefined) return {};
+  // SSL_CIPHER_get_version: the first protocol with the suite; every suite rustls has for
+  // TLS 1.2 (AEAD ones) came with TLS 1.2.
+  return { name: s.cipherName, standardName: s.standardName, version: s.protocol };
+};
+
+proto.isSessionReused = function isSessionReused() {
+  return this[kTlsSession]?.resumed === true;
+};
+
+proto.getPeerCertificate = function getPeerCertificate(detailed) {
+  const chain = this[kTlsSession]?.peerChain;
+  if (chain === undefined || chain.length === 0) return {};
+  if (!detailed) return legacyObject(chain[0]);
+  // Each certificate's issuerCertificate is the next; a self-signed last one is its own.
+  const certs = chain.map(legacyObject);
+  for (let i = 0; i + 1 < certs.length; i++) certs[i].issuerCertificate = certs[i + 1];
+  const last = certs[certs.length - 1];
+  if (last.issuer !== undefined && isSameName(last.issuer, last.subject)) {
+    last.issuerCertificate = last;
+  }
+  return certs[0];
+};
+
+function isSameName(a, b) {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => String(a[k]) === String(b[k]));
+}
+
+proto.getPeerX509Certificate = function getPeerX509Certificate() {
+  const chain = this[kTlsSession]?.peerChain;
+  return chain === undefined || chain.length === 0 ? undefined : new X509Certificate(chain[0]);
+};
+
+proto.getCertificate = function getCertificate() {
+  const own = this.server?.[kTlsServer]?.ownCert;
+  return own === undefined ? null : legacyObject(own);
+};
+
+proto.getX509Certificate = function getX509Certificate() {
+  const own = this.server?.[kTlsServer]?.ownCert;
+  return own === undefined ? undefined : new X509Certificate(own);
+};
+
+// The addon keeps sessions to itself (tickets are resumed natively): no session object to
+// hand out, as a TLSSocket without one answers.
+proto.getSession = function getSession() {
+  return undefined;
+};
+
+proto.getTLSTicket = function getTLSTicket() {
+  return undefined;
+};
+
+proto.getEphemeralKeyInfo = function getEphemeralKeyInfo() {
+  // node's answer on the server side.
+  return {};
+};
+
+/**
+ * Makes `socket` (a connection of an https server whose handshake just completed) show the
+ * TLSSocket surface, with the fields node's onServerSocketSecure sets.
+ */
+function installTls(socket, requestCert) {
+  if (Object.getPrototypeOf(socket) === FastSocket.prototype) {
+    Object.setPrototypeOf(socket, proto);
+  }
+  const s = socket[kTlsSession];
+  socket._secureEstablished = true;
+  socket.encrypted = true;
+  socket.alpnProtocol = s.alpnProtocol;
+  socket.servername = s.servername;
+  socket.authorized = false;
+  socket.authorizationError = null;
+  if (requestCert) {
+    if (s.authorizationError === false) socket.authorized = true;
+    else socket.authorizationError = s.authorizationError;
+  }
+}
+
+module.exports = { installTls };
