@@ -12,7 +12,7 @@ const {
 } = require('./server-logic');
 const { startUpgrade, upgradeAfterBody, upgradeAsked } = require('./upgrade-handoff');
 const {
-  kSeq, kBodyReq, kMode, kUpgradeReq, kTlsSession,
+  kSeq, kBodyReq, kMode, kUpgradeReq, kTlsSession, kSecureSocket,
 } = require('../internal/symbols');
 
 function onConnection(sid, id) {
@@ -164,6 +164,8 @@ function onSecure(sid, id, session) {
   if (server === undefined) return;
   const socket = socketFor(server, id);
   socket[kTlsSession] = session;
+  // node's 'secureConnection' gets a TLSSocket that is one already.
+  server[kSecureSocket](socket);
   server.emit('secureConnection', socket);
 }
 

@@ -12,7 +12,7 @@ const {
 const { kNativeSid } = require('../http/listen');
 const { sameInstances } = require('../internal/node-internals');
 const errors = require('../internal/errors');
-const { kSid, kTlsServer } = require('../internal/symbols');
+const { kSid, kTlsServer, kSecureSocket } = require('../internal/symbols');
 const stats = require('../internal/stats');
 const { nativeTls } = require('./options');
 const { installTls } = require('./tls-socket');
@@ -65,8 +65,8 @@ function Server(options, requestListener) {
   // tls.Server's fields that code reads.
   this.requestCert = decided.requestCert;
   this.rejectUnauthorized = decided.rejectUnauthorized;
-  // tls.Server's listener, which node's https server has: connections get their TLS surface
-  // before 'secureConnection' listeners and requests see them.
+  // tls.Server's 'secureConnection' listener (node's https server serves HTTP from it), so
+  // the listener count is node's; the TLS surface is given before the event (kSecureSocket).
   this.on('secureConnection', onSecureConnection);
   // node's https.Server: a failed handshake is a 'clientError' where someone listens.
   this.on('tlsClientError', function addListener(err, conn) {
@@ -145,9 +145,11 @@ Server.prototype.setSecureContext = function setSecureContext(options) {
   if (this[kSid] >= 0) binding.serverSetTls(this[kSid], ctx);
 };
 
-function onSecureConnection(socket) {
+Server.prototype[kSecureSocket] = function secureSocket(socket) {
   installTls(socket, this[kTlsServer].requestCert);
-}
+};
+
+function onSecureConnection() {}
 
 function createServer(options, requestListener) {
   return new Server(options, requestListener);

@@ -34,4 +34,6 @@ module.exports = {
   kRequest: Symbol('fast-http.request'),
   kTlsSession: Symbol('fast-http.tlsSession'),
   kTlsServer: Symbol('fast-http.tlsServer'),
+  /** An https server's method that gives a connection its TLSSocket surface. */
+  kSecureSocket: Symbol('fast-http.secureSocket'),
 };
