@@ -293,7 +293,8 @@ async function main() {
     }
   }
 
-  const jsArgs = ['--test', '--test-concurrency=2', '--test-reporter=tap', ...jsTestFiles()];
+  // --test-force-exit: a file whose timed-out test leaves a handle open still ends (and fails).
+  const jsArgs = ['--test', '--test-concurrency=2', '--test-force-exit', '--test-reporter=tap', ...jsTestFiles()];
   for (const n of nodes) await run(`js tests (node ${n.version})`, n.bin, jsArgs, TAP);
 
   if (!onlyJs && !args.has('--no-node-suite')) {
