@@ -151,7 +151,9 @@ if (typeof Module.registerHooks === 'function') {
     for (const name of m.names) {
       own[name] = builtin[name];
       const get = function get() {
-        if (loading || readByFastHttp(get)) return own[name];
+        // While patch() runs (`patched` already set), code it calls (an APM's require hook
+        // patching node:https as patch() loads it) reads node's value.
+        if (loading || patched || readByFastHttp(get)) return own[name];
         patch(builtin);
         return builtin[name];
       };
