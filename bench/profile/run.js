@@ -46,7 +46,7 @@ function parseArgs(argv) {
     }
   }
   for (const s of o.servers) if (!SERVERS[s]) throw new Error(`unknown server ${s}`);
-  for (const w of o.only) if (!workloads.some((x) => x.name === w && !x.memory)) throw new Error(`unknown workload ${w}`);
+  for (const w of o.only) if (!workloads.some((x) => x.name === w && x.wrk)) throw new Error(`unknown workload ${w}`);
   return o;
 }
 
@@ -102,7 +102,8 @@ async function start(server, workload, flags) {
 function wrkFor(w, port, duration) {
   return runWrk({
     port, connections: 64, duration, cpu: LOAD_CPU,
-    script: w.wrk?.script, scriptArgs: w.wrk?.scriptArgs,
+    script: w.wrk?.script, scriptArgs: w.wrk?.scriptArgs, scheme: w.https ? 'https' : 'http',
+    headers: w.wrk?.headers,
   });
 }
 
