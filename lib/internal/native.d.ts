@@ -15,6 +15,7 @@ export interface Binding {
   tlsContextFree(ctx: number): void;
   serverSetTls(sid: number, ctx: number): void;
   tlsAddContext(ctx: number, servername: string, other: number): void;
+  tlsExportKeyingMaterial(id: number, length: number, label: string, context: Uint8Array | undefined | null): Buffer;
   serverConfig(sid: number, options: ServerOptions): void;
   serverFlags(sid: number, mask: number, value: number): void;
   listenTcp(sid: number, ip: string, port: number, backlog: number, reusePort: boolean, ipv6Only: boolean): ListenAddress | number;
@@ -45,7 +46,7 @@ export interface Binding {
   watch(id: number, on: boolean): boolean;
   info(id: number): SocketAddresses | undefined;
   ioStats(id: number): [bytesRead: number, bytesWritten: number, queued: number] | undefined;
-  stats(): [serversCreated: number, connectionsAccepted: number, requestsDispatched: number];
+  stats(): [serversCreated: number, connectionsAccepted: number, requestsDispatched: number, tlsHandshakes: number];
   counters(): [nativeToJs: number, jsToNative: number, writeCalls: number, readCalls: number];
   readonly flags: Flags;
   readonly defaults: Defaults;

@@ -25,6 +25,8 @@ pub enum Ty {
     OptStr,
     /// A string or a Buffer / TypedArray.
     Chunk,
+    /// A Buffer / TypedArray, or undefined / null.
+    OptBytes,
     /// The options of `serverConfig` (`OPTION_TYPES`).
     OptionsObj,
     /// The callbacks object of `init` (`CALLBACKS`).
@@ -45,6 +47,7 @@ impl Ty {
             Ty::Body => "string | Uint8Array | undefined | null",
             Ty::OptStr => "string | undefined | null",
             Ty::Chunk => "string | Uint8Array",
+            Ty::OptBytes => "Uint8Array | undefined | null",
             Ty::OptionsObj => "ServerOptions",
             Ty::CallbacksObj => "Callbacks",
             Ty::TlsSpecObj => "TlsSpec",
@@ -64,6 +67,7 @@ impl Ty {
                 t == V::napi_string || (t == V::napi_object && napi::bytes_of(env, v).is_some())
             }
             Ty::Bytes => t == V::napi_object && napi::bytes_of(env, v).is_some(),
+            Ty::OptBytes => nullish || (t == V::napi_object && napi::bytes_of(env, v).is_some()),
             Ty::Body => {
                 t == V::napi_string
                     || nullish

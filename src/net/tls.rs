@@ -167,6 +167,18 @@ impl<S: Read + Write> TlsSession<S> {
         io::Error::new(ErrorKind::InvalidData, f)
     }
 
+    /// RFC 5705 keying material (node's exportKeyingMaterial); an error before the handshake
+    /// is done.
+    pub fn export_keying_material(
+        &self,
+        len: usize,
+        label: &[u8],
+        context: Option<&[u8]>,
+    ) -> Result<Vec<u8>, rustls::Error> {
+        self.conn
+            .export_keying_material(vec![0; len], label, context)
+    }
+
     pub fn session_info(&self) -> SessionInfo {
         let c = &self.conn;
         let protocol = c

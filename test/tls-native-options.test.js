@@ -1,0 +1,128 @@
+'use strict';
+// The native TLS layer's options and TLSSocket facts beyond the transport (issue #19), driven
+// through the addon's contract as test/tls-native.test.js does, against node's https server
+// on the same scenarios. The https API on top (lib/https) is not used here.
+const { test } = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const tls = require('node:tls');
+const https = require('node:https');
+const fastHttp = require('..');
+const { binding } = require('../lib/internal/native');
+const { kSid, kId } = require('../lib/internal/symbols');
+
+const dir = path.join(__dirname, 'fixtures', 'tls');
+const read = (name) => fs.readFileSync(path.join(dir, name));
+const cert = read('server-rsa-cert.pem');
+const key = read('server-rsa-key.pem');
+const ca = read('ca-cert.pem');
+
+const baseSpec = {
+  pairs: [[cert, key]], ca: [], requestCert: false, rejectUnauthorized: false,
+  minVersion: 0x0303, maxVersion: 0x0304, alpn: [], tickets: true,
+};
+
+/**
+ * A listening https server of either kind: node's with `nodeOptions`, fast-http's with the
+ * TLS spec `spec` (over baseSpec). Resolves to the server; `server.ctx` is fast-http's
+ * context handle.
+ */
+function listen(kind, { nodeOptions = {}, spec = {} } = {}, handler = ok) {
+  return new Promise((resolve) => {
+    if (kind === 'node') {
+      const server = https.createServer({ key, cert, ...nodeOptions }, handler);
+      server.listen(0, '127.0.0.1', () => resolve(server));
+      return;
+    }
+    const server = fastHttp.createServer(handler);
+    server.listen(0, '127.0.0.1', () => {
+      server.ctx = binding.tlsContextCreate({ ...baseSpec, ...spec });
+      binding.serverSetTls(server[kSid], server.ctx);
+      resolve(server);
+    });
+  });
+}
+
+function ok(req, res) {
+  res.end('ok');
+}
+
+function close(server) {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(resolve));
+}
+
+/** A TLS client connection to `port`; resolves to the socket once it is secure. */
+function connect(port, options = {}) {
+  return new Promise((resolve, reject) => {
+    const sock = tls.connect({ host: '127.0.0.1', port, servername: 'localhost', ca, ...options },
+      () => resolve(sock));
+    sock.on('error', reject);
+  });
+}
+
+/** The server-side socket of the next secure connection. */
+function nextSecure(server) {
+  return new Promise((resolve) => server.once('secureConnection', resolve));
+}
+
+function exportKeyingMaterial(kind, socket, length, label, context) {
+  if (kind === 'node') return socket.exportKeyingMaterial(length, label, context);
+  return binding.tlsExportKeyingMaterial(socket[kId], length, label, context);
+}
+
+for (const kind of ['node', 'fast']) {
+  for (const maxVersion of ['TLSv1.2', 'TLSv1.3']) {
+    test(`exportKeyingMaterial equals the client's (${kind}, ${maxVersion})`, { timeout: 20000 },
+      async () => {
+        const server = await listen(kind);
+        const secure = nextSecure(server);
+        const client = await connect(server.address().port, { maxVersion });
+        const socket = await secure;
+        const context = Buffer.from('ctx');
+        const ours = [
+          exportKeyingMaterial(kind, socket, 32, 'EXPORTER-test'),
+          exportKeyingMaterial(kind, socket, 100, 'EXPORTER-test', context),
+          exportKeyingMaterial(kind, socket, 16, 'another label'),
+        ];
+        const theirs = [
+          client.exportKeyingMaterial(32, 'EXPORTER-test'),
+          client.exportKeyingMaterial(100, 'EXPORTER-test', context),
+          client.exportKeyingMaterial(16, 'another label'),
+        ];
+        assert.deepStrictEqual(ours.map((b) => b.length), [32, 100, 16]);
+        assert.deepStrictEqual(ours, theirs);
+        assert.notDeepStrictEqual(ours[0], ours[1].subarray(0, 32));
+        client.destroy();
+        await close(server);
+      });
+  }
+}
+
+test('tlsExportKeyingMaterial throws for a plain connection', { timeout: 20000 }, async () => {
+  const server = fastHttp.createServer((req, res) => {
+    assert.throws(() => binding.tlsExportKeyingMaterial(req.socket[kId], 16, 'x'),
+      { code: 'ERR_FAST_HTTP_TLS', message: 'not a TLS connection' });
+    res.end('ok');
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const res = await fetch(`http://127.0.0.1:${server.address().port}/`);
+  assert.strictEqual(await res.text(), 'ok');
+  await close(server);
+});
+
+test('stats() counts TLS handshakes (appended after the existing fields)', { timeout: 20000 },
+  async () => {
+    const before = binding.stats();
+    assert.strictEqual(before.length, 4);
+    const server = await listen('fast');
+    const secure = nextSecure(server);
+    const client = await connect(server.address().port);
+    await secure;
+    const after = binding.stats();
+    assert.strictEqual(after[3] - before[3], 1);
+    assert.strictEqual(after[1] - before[1], 1);
+    client.destroy();
+    await close(server);
+  });
