@@ -126,3 +126,56 @@ test('stats() counts TLS handshakes (appended after the existing fields)', { tim
     client.destroy();
     await close(server);
   });
+
+/** Lets the server's 'keylog' listener hear new connections (the JS side's flag). */
+function enableKeylog(kind, server) {
+  if (kind === 'fast') {
+    const { S_HAS_KEYLOG } = binding.flags;
+    binding.serverFlags(server[kSid], S_HAS_KEYLOG, S_HAS_KEYLOG);
+  }
+}
+
+for (const kind of ['node', 'fast']) {
+  for (const maxVersion of ['TLSv1.2', 'TLSv1.3']) {
+    test(`'keylog' lines (${kind}, ${maxVersion})`, { timeout: 20000 }, async () => {
+      const server = await listen(kind);
+      const lines = [];
+      server.on('keylog', (line, socket) => {
+        assert.ok(Buffer.isBuffer(line));
+        lines.push([line.toString('latin1'), socket]);
+      });
+      enableKeylog(kind, server);
+      // The lines come before 'secureConnection', as OpenSSL's callback runs in the handshake.
+      const secure = nextSecure(server).then((socket) => [socket, lines.length]);
+      const client = await connect(server.address().port, { maxVersion });
+      const [socket, before] = await secure;
+      assert.strictEqual(before, lines.length);
+      for (const [line, s] of lines) {
+        assert.match(line, /^[A-Z_0-9]+ [0-9a-f]{64} [0-9a-f]+\n$/);
+        assert.strictEqual(s, socket);
+      }
+      const labels = lines.map(([line]) => line.split(' ')[0]).sort();
+      assert.deepStrictEqual(labels, maxVersion === 'TLSv1.3'
+        ? ['CLIENT_HANDSHAKE_TRAFFIC_SECRET', 'CLIENT_TRAFFIC_SECRET_0', 'EXPORTER_SECRET',
+          'SERVER_HANDSHAKE_TRAFFIC_SECRET', 'SERVER_TRAFFIC_SECRET_0']
+        : ['CLIENT_RANDOM']);
+      // The client random is the connection's: one for all lines.
+      assert.strictEqual(new Set(lines.map(([line]) => line.split(' ')[1])).size, 1);
+      client.destroy();
+      await close(server);
+    });
+  }
+
+  test(`no 'keylog' listener, no lines (${kind})`, { timeout: 20000 }, async () => {
+    const server = await listen(kind);
+    const secure = nextSecure(server);
+    const client = await connect(server.address().port);
+    await secure;
+    // A listener added after the handshake hears nothing of it.
+    let heard = 0;
+    server.on('keylog', () => { heard++; });
+    client.destroy();
+    await close(server);
+    assert.strictEqual(heard, 0);
+  });
+}

@@ -179,6 +179,12 @@ function onTlsClientError(sid, id, code, message) {
   server.emit('tlsClientError', err, socketFor(server, id));
 }
 
+/** One key-log line of a TLS handshake (the server listens for 'keylog'): tls.Server's. */
+function onKeylog(sid, id, line) {
+  const server = servers[sid];
+  if (server !== undefined) server.emit('keylog', line, socketFor(server, id));
+}
+
 function throwError(err) {
   throw err;
 }
@@ -192,7 +198,7 @@ init({
   onRequest, onBody, onBodyEnd, onDrain, onClose, onReset, onTimeout, onClientError, onConnection,
   onDrop,
   onData, onEnd, onServerDrained, onShutdown, onInternalError, onUpgrade, onSecure,
-  onTlsClientError,
+  onTlsClientError, onKeylog,
 });
 
 module.exports = { onConnection, onDrop };

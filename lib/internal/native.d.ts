@@ -76,6 +76,7 @@ export interface Callbacks {
   onUpgrade(id: number, seq: number, head: Buffer | undefined): void;
   onSecure(sid: number, id: number, session: TlsSession): void;
   onTlsClientError(sid: number, id: number, code: string, message: string): void;
+  onKeylog(sid: number, id: number, line: Buffer): void;
 }
 
 /** `serverConfig` options: a field present is applied. */
@@ -138,6 +139,7 @@ export interface Flags {
   readonly S_UPGRADE_CALLBACK: number;
   readonly S_RELAXED: number;
   readonly S_UPGRADE_BODY: number;
+  readonly S_HAS_KEYLOG: number;
 }
 
 export interface Defaults {

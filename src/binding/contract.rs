@@ -169,7 +169,7 @@ const N: &str = "number";
 const S: &str = "string";
 const B: &str = "Buffer";
 
-pub const CALLBACKS: [Callback; 18] = [
+pub const CALLBACKS: [Callback; 19] = [
     (
         "onRequest",
         &[
@@ -226,6 +226,7 @@ pub const CALLBACKS: [Callback; 18] = [
         "onTlsClientError",
         &[("sid", N), ("id", N), ("code", S), ("message", S)],
     ),
+    ("onKeylog", &[("sid", N), ("id", N), ("line", B)]),
 ];
 
 /// Named TypeScript types the declarations above use.
@@ -343,6 +344,7 @@ mod tests {
             (Cb::Upgrade, "onUpgrade"),
             (Cb::Secure, "onSecure"),
             (Cb::TlsClientError, "onTlsClientError"),
+            (Cb::Keylog, "onKeylog"),
         ];
         assert_eq!(order.len(), CALLBACKS.len());
         for (cb, name) in order {

@@ -6,6 +6,7 @@
 
 use super::tls_config::TlsContext;
 use rustls::ServerConnection;
+use std::cell::RefCell;
 use std::io::{self, ErrorKind, IoSlice, Read, Write};
 use std::sync::Arc;
 
@@ -54,6 +55,65 @@ pub fn is_handshake_done(e: &io::Error) -> bool {
     e.get_ref().is_some_and(|e| e.is::<HandshakeDone>())
 }
 
+/// A read returns this error (before any application byte) when the handshake made key-log
+/// lines: the embedder takes them (`take_keylog`) and reads on.
+#[derive(Debug)]
+pub struct KeylogReady;
+
+impl std::fmt::Display for KeylogReady {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("key-log lines ready")
+    }
+}
+
+impl std::error::Error for KeylogReady {}
+
+pub fn is_keylog_ready(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|e| e.is::<KeylogReady>())
+}
+
+thread_local! {
+    /// The key-log lines of the session rustls is processing on this thread, while that
+    /// session logs (a config is shared by every connection of a context; rustls calls its
+    /// `KeyLog` synchronously inside `process_new_packets`).
+    static KEYLOG: RefCell<Option<Vec<Vec<u8>>>> = const { RefCell::new(None) };
+}
+
+/// The `KeyLog` of every context: lines go to the session being processed, if it logs.
+#[derive(Debug)]
+pub struct ThreadKeyLog;
+
+impl rustls::KeyLog for ThreadKeyLog {
+    fn log(&self, label: &str, client_random: &[u8], secret: &[u8]) {
+        KEYLOG.with(|k| {
+            if let Some(lines) = k.borrow_mut().as_mut() {
+                lines.push(keylog_line(label, client_random, secret));
+            }
+        });
+    }
+
+    fn will_log(&self, _label: &str) -> bool {
+        KEYLOG.with(|k| k.borrow().is_some())
+    }
+}
+
+/// NSS key-log format, as OpenSSL writes it for node's 'keylog': `LABEL <client random hex>
+/// <secret hex>\n`.
+pub fn keylog_line(label: &str, client_random: &[u8], secret: &[u8]) -> Vec<u8> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut line = Vec::with_capacity(label.len() + 3 + 2 * (client_random.len() + secret.len()));
+    line.extend_from_slice(label.as_bytes());
+    for part in [client_random, secret] {
+        line.push(b' ');
+        for b in part {
+            line.push(HEX[(b >> 4) as usize]);
+            line.push(HEX[(b & 15) as usize]);
+        }
+    }
+    line.push(b'\n');
+    line
+}
+
 pub fn failure(e: &io::Error) -> Option<&TlsFailure> {
     e.get_ref().and_then(|e| e.downcast_ref::<TlsFailure>())
 }
@@ -81,6 +141,9 @@ pub struct TlsSession<S> {
     first_len: usize,
     eof: bool,
     announced: bool,
+    /// Key-log lines are collected (the server listened for 'keylog' when this began).
+    keylog: bool,
+    keylog_lines: Vec<Vec<u8>>,
 }
 
 /// Records the first bytes read from the socket (only until the handshake is done).
@@ -112,7 +175,31 @@ impl<S: Read + Write> TlsSession<S> {
             first_len: 0,
             eof: false,
             announced: false,
+            keylog: false,
+            keylog_lines: Vec::new(),
         })
+    }
+
+    /// Collect key-log lines for JS (node's 'keylog', for connections begun while the server
+    /// had a listener).
+    pub fn set_keylog(&mut self, on: bool) {
+        self.keylog = on;
+    }
+
+    /// The key-log lines made since the last call.
+    pub fn take_keylog(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.keylog_lines)
+    }
+
+    /// `process_new_packets`, with this session's key-log lines collected when it logs.
+    fn process(&mut self) -> Result<(), rustls::Error> {
+        if !self.keylog {
+            return self.conn.process_new_packets().map(|_| ());
+        }
+        KEYLOG.with(|k| *k.borrow_mut() = Some(std::mem::take(&mut self.keylog_lines)));
+        let r = self.conn.process_new_packets().map(|_| ());
+        self.keylog_lines = KEYLOG.with(|k| k.borrow_mut().take()).unwrap_or_default();
+        r
     }
 
     pub fn socket(&self) -> &S {
@@ -222,6 +309,9 @@ impl<S: Read + Write> Read for TlsSession<S> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let mut filled = 0;
         loop {
+            if filled == 0 && !self.keylog_lines.is_empty() {
+                return Err(io::Error::other(KeylogReady));
+            }
             if !self.conn.is_handshaking() && !self.announced {
                 self.announced = true;
                 return Err(io::Error::other(HandshakeDone));
@@ -260,7 +350,7 @@ impl<S: Read + Write> Read for TlsSession<S> {
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             }
-            if let Err(e) = self.conn.process_new_packets() {
+            if let Err(e) = self.process() {
                 return Err(self.failed(e));
             }
             // Handshake messages (and anything else rustls answers) go out now, whether or

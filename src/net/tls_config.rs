@@ -279,6 +279,7 @@ impl TlsContext {
         if spec.tickets {
             config.ticketer = ring::Ticketer::new().map_err(|e| e.to_string())?;
         }
+        config.key_log = Arc::new(super::tls::ThreadKeyLog);
         // No 0-RTT: early data is never accepted (node does not do it either).
         config.max_early_data_size = 0;
         Ok(TlsContext {

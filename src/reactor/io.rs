@@ -1,6 +1,8 @@
 //! Socket I/O: accepting, reading, writing the output queue, closing.
 
-use super::server::{S_HAS_CLIENT_ERROR, S_HAS_CONNECTION, S_HAS_DROP, S_KEEP_ALIVE, S_NO_DELAY};
+use super::server::{
+    S_HAS_CLIENT_ERROR, S_HAS_CONNECTION, S_HAS_DROP, S_HAS_KEYLOG, S_KEEP_ALIVE, S_NO_DELAY,
+};
 use super::sink::Sink;
 use super::slots;
 use super::state::*;
@@ -53,6 +55,8 @@ pub(super) enum ReadStep {
     Secure,
     /// The TLS session failed (a bad handshake, a client gone before it finished).
     TlsError(crate::net::tls::TlsFailure),
+    /// The TLS handshake has key-log lines for JS.
+    Keylog,
 }
 
 /// What became of a new connection.
@@ -90,7 +94,11 @@ impl Reactor {
         }
         if let Some(ctx) = tls {
             stream = match stream {
-                Stream::Tcp(tcp) => Stream::Tls(Box::new(tls::TlsSession::new(tcp, ctx).ok()?)),
+                Stream::Tcp(tcp) => {
+                    let mut t = tls::TlsSession::new(tcp, ctx).ok()?;
+                    t.set_keylog(flags & S_HAS_KEYLOG != 0);
+                    Stream::Tls(Box::new(t))
+                }
                 other => other,
             };
         }
@@ -174,6 +182,7 @@ impl Reactor {
                     }
                     Err(e) if e.kind() == ErrorKind::Interrupted => ReadStep::Again,
                     Err(e) if tls::is_handshake_done(&e) => ReadStep::Secure,
+                    Err(e) if tls::is_keylog_ready(&e) => ReadStep::Keylog,
                     Err(e) => match tls::failure(&e) {
                         Some(f) if c.stream.tls().is_some_and(|t| t.is_handshaking()) => {
                             ReadStep::TlsError(f.clone())

@@ -73,4 +73,6 @@ pub trait Sink {
     /// A TLS connection failed before its handshake completed: a bad handshake, a client gone
     /// or too slow (node's 'tlsClientError'). The connection is closed next.
     fn tls_client_error(sid: u32, id: u64, e: &crate::net::tls::TlsFailure);
+    /// One NSS key-log line of connection `id`'s handshake (node's 'keylog').
+    fn keylog(sid: u32, id: u64, line: &[u8]);
 }
