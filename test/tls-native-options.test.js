@@ -179,3 +179,83 @@ for (const kind of ['node', 'fast']) {
     assert.strictEqual(heard, 0);
   });
 }
+
+const { toSuites, toGroups } = require('../lib/internal/tls-ciphers');
+
+/** A server of `kind` with node's `ciphers` / `honorCipherOrder` / `ecdhCurve` options. */
+function listenWith(kind, options) {
+  const spec = {};
+  if (options.ciphers !== undefined) spec.ciphers = toSuites(options.ciphers);
+  if (options.honorCipherOrder !== undefined) spec.honorCipherOrder = options.honorCipherOrder;
+  if (options.ecdhCurve !== undefined) spec.groups = toGroups(options.ecdhCurve);
+  return listen(kind, { nodeOptions: options, spec });
+}
+
+/** What the client sees of the negotiation, or the server's tlsClientError code. */
+async function negotiate(server, clientOptions) {
+  const failed = new Promise((resolve) => {
+    server.once('tlsClientError', (err) => resolve({ serverError: err.code }));
+  });
+  const { group, ...options } = clientOptions;
+  const connected = connect(server.address().port, options).then((client) => {
+    const seen = { protocol: client.getProtocol(), cipher: client.getCipher().name };
+    // Node 24+ clients prefer X25519MLKEM768, which the native layer lacks: the group is
+    // compared where the server restricts it.
+    if (group) seen.group = client.getEphemeralKeyInfo().name;
+    client.destroy();
+    return seen;
+  }, () => failed);
+  return Promise.race([connected, failed]);
+}
+
+const TWO_12 = 'ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256';
+const cipherCases = [
+  ['the default list, in its order', {}, { maxVersion: 'TLSv1.2' },
+    { protocol: 'TLSv1.2', cipher: 'ECDHE-RSA-AES128-GCM-SHA256' }],
+  ['the default list; the client order with honorCipherOrder false',
+    { honorCipherOrder: false }, { maxVersion: 'TLSv1.2', ciphers: TWO_12 },
+    { protocol: 'TLSv1.2', cipher: 'ECDHE-RSA-AES256-GCM-SHA384' }],
+  ['a TLSv1.2 list: the server order by default', { ciphers: TWO_12 },
+    { maxVersion: 'TLSv1.2' }, { protocol: 'TLSv1.2', cipher: 'ECDHE-RSA-AES256-GCM-SHA384' }],
+  ['a TLSv1.2 list: the client order with honorCipherOrder false',
+    { ciphers: TWO_12, honorCipherOrder: false }, { maxVersion: 'TLSv1.2' },
+    { protocol: 'TLSv1.2', cipher: 'ECDHE-RSA-AES128-GCM-SHA256' }],
+  ['a TLSv1.2 list keeps the default TLSv1.3 suites', { ciphers: TWO_12 }, {},
+    { protocol: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384' }],
+  ['a TLSv1.2 list keeps the default TLSv1.3 suites, in their order',
+    { ciphers: TWO_12, honorCipherOrder: true },
+    { ciphers: 'TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256' },
+    { protocol: 'TLSv1.3', cipher: 'TLS_CHACHA20_POLY1305_SHA256' }],
+  ['honorCipherOrder over TLSv1.3 suites',
+    { ciphers: 'TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384', honorCipherOrder: true }, {},
+    { protocol: 'TLSv1.3', cipher: 'TLS_AES_128_GCM_SHA256' }],
+  ['a client restricted to one TLSv1.2 suite gets it', {},
+    { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-CHACHA20-POLY1305' },
+    { protocol: 'TLSv1.2', cipher: 'ECDHE-RSA-CHACHA20-POLY1305' }],
+  ['a client restricted to one TLSv1.3 suite gets it', {},
+    { ciphers: 'TLS_AES_128_GCM_SHA256' }, { protocol: 'TLSv1.3', cipher: 'TLS_AES_128_GCM_SHA256' }],
+  ['a TLSv1.3-only list', { ciphers: 'TLS_CHACHA20_POLY1305_SHA256' }, {},
+    { protocol: 'TLSv1.3', cipher: 'TLS_CHACHA20_POLY1305_SHA256' }],
+  ['a TLSv1.3-only list refuses a TLSv1.2 client', { ciphers: 'TLS_CHACHA20_POLY1305_SHA256' },
+    { maxVersion: 'TLSv1.2' }, { serverError: 'ERR_SSL_UNSUPPORTED_PROTOCOL' }],
+  ['no shared cipher', { ciphers: 'ECDHE-RSA-AES128-GCM-SHA256' },
+    { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-AES256-GCM-SHA384' },
+    { serverError: 'ERR_SSL_NO_SHARED_CIPHER' }],
+  ['ecdhCurve P-384', { ecdhCurve: 'P-384' }, { group: true },
+    { protocol: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384', group: 'secp384r1' }],
+  ['ecdhCurve P-256 over TLSv1.2', { ecdhCurve: 'prime256v1' },
+    { maxVersion: 'TLSv1.2', group: true },
+    { protocol: 'TLSv1.2', cipher: 'ECDHE-RSA-AES128-GCM-SHA256', group: 'prime256v1' }],
+  ['no shared group', { ecdhCurve: 'P-384' }, { ecdhCurve: 'X25519' },
+    { serverError: 'ERR_SSL_NO_SUITABLE_KEY_SHARE' }],
+];
+
+for (const kind of ['node', 'fast']) {
+  for (const [name, options, clientOptions, expected] of cipherCases) {
+    test(`ciphers: ${name} (${kind})`, { timeout: 20000 }, async () => {
+      const server = await listenWith(kind, options);
+      assert.deepStrictEqual(await negotiate(server, clientOptions), expected);
+      await close(server);
+    });
+  }
+}

@@ -241,7 +241,8 @@ pub const TYPES: &[(&str, &str)] = &[
         "TlsSpec",
         "{ pairs: Array<[cert: Uint8Array, key: Uint8Array]>; ca: Uint8Array[]; \
          requestCert: boolean; rejectUnauthorized: boolean; minVersion: number; \
-         maxVersion: number; alpn: string[]; tickets: boolean }",
+         maxVersion: number; alpn: string[]; tickets: boolean; ciphers?: string[]; \
+         honorCipherOrder?: boolean; groups?: string[] }",
     ),
     (
         "ListenAddress",

@@ -283,6 +283,26 @@ fn bytes_list(env: Env, arr: Value) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// The strings of the array `obj[name]` (none when it is absent).
+fn strings(env: Env, obj: Value, name: &str) -> Vec<String> {
+    let arr = napi::get_named(env, obj, name);
+    if !napi::is_array(env, arr) {
+        return Vec::new();
+    }
+    (0..napi::array_len(env, arr))
+        .map(|i| {
+            let mut s = Vec::new();
+            napi::string_into(
+                env,
+                napi::element(env, arr, i),
+                &mut s,
+                napi::Encoding::Utf8,
+            );
+            String::from_utf8_lossy(&s).into_owned()
+        })
+        .collect()
+}
+
 fn flag(env: Env, obj: Value, name: &str) -> bool {
     let v = napi::get_named(env, obj, name);
     let mut b = false;
@@ -331,6 +351,12 @@ export!(tls_context_create, |a| {
         max_version: napi::u32_of(env, napi::get_named(env, obj, "maxVersion")) as u16,
         alpn,
         tickets: flag(env, obj, "tickets"),
+        ciphers: strings(env, obj, "ciphers"),
+        honor_cipher_order: {
+            let v = napi::get_named(env, obj, "honorCipherOrder");
+            napi::is_nullish(env, v) || flag(env, obj, "honorCipherOrder")
+        },
+        groups: strings(env, obj, "groups"),
     };
     match TlsContext::new(&spec) {
         Ok(ctx) => {

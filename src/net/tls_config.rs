@@ -30,6 +30,14 @@ pub struct TlsSpec {
     pub alpn: Vec<Vec<u8>>,
     /// Session tickets (node's default; off with SSL_OP_NO_TICKET).
     pub tickets: bool,
+    /// The suites (IANA names), in the server's order of preference; empty: node's default
+    /// list (those of it rustls has, in its order).
+    pub ciphers: Vec<String>,
+    /// The server's suite order wins over the client's (node's honorCipherOrder, true
+    /// unless set false).
+    pub honor_cipher_order: bool,
+    /// Key exchange groups ('X25519', 'P-256', 'P-384'), in order; empty: all three.
+    pub groups: Vec<String>,
 }
 
 pub const TLS12: u16 = 0x0303;
@@ -49,6 +57,94 @@ pub struct TlsContext {
 
 fn provider() -> Arc<CryptoProvider> {
     Arc::new(ring::default_provider())
+}
+
+/// tls.DEFAULT_CIPHERS's suites that rustls has, in its order (its HIGH brings the ChaCha20
+/// ones last).
+const NODE_DEFAULT_SUITES: [&str; 9] = [
+    "TLS_AES_256_GCM_SHA384",
+    "TLS_CHACHA20_POLY1305_SHA256",
+    "TLS_AES_128_GCM_SHA256",
+    "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+    "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+    "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+    "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+    "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+    "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+];
+
+/// The provider with the spec's suites and groups.
+fn provider_for(spec: &TlsSpec) -> Result<CryptoProvider, String> {
+    let mut p = ring::default_provider();
+    let names: Vec<&str> = if spec.ciphers.is_empty() {
+        NODE_DEFAULT_SUITES.to_vec()
+    } else {
+        spec.ciphers.iter().map(String::as_str).collect()
+    };
+    {
+        p.cipher_suites = names
+            .iter()
+            .map(|name| {
+                ring::ALL_CIPHER_SUITES
+                    .iter()
+                    .find(|s| cipher_names(s.suite()).1 == *name)
+                    .copied()
+                    .ok_or_else(|| format!("unknown cipher suite {name}"))
+            })
+            .collect::<Result<_, _>>()?;
+    }
+    if !spec.groups.is_empty() {
+        p.kx_groups = spec
+            .groups
+            .iter()
+            .map(|name| match name.as_str() {
+                "X25519" => Ok(ring::kx_group::X25519),
+                "P-256" => Ok(ring::kx_group::SECP256R1),
+                "P-384" => Ok(ring::kx_group::SECP384R1),
+                _ => Err(format!("unknown group {name}")),
+            })
+            .collect::<Result<_, _>>()?;
+    }
+    Ok(p)
+}
+
+/// The protocol versions of the spec's range that its suites allow, as node's
+/// createSecureContext settles them: a list without TLSv1.3 suites keeps OpenSSL's default
+/// ones, and one without TLSv1.2 suites raises the range to TLSv1.3 (TLSv1.2 alone without
+/// suites is an error here; OpenSSL fails each handshake instead).
+fn versions_for(
+    spec: &TlsSpec,
+    p: &mut CryptoProvider,
+) -> Result<Vec<&'static SupportedProtocolVersion>, String> {
+    use rustls::CipherSuite as C;
+    let is13 =
+        |s: &rustls::SupportedCipherSuite| matches!(s, rustls::SupportedCipherSuite::Tls13(_));
+    if !p.cipher_suites.iter().any(is13) {
+        for want in [
+            C::TLS13_AES_256_GCM_SHA384,
+            C::TLS13_CHACHA20_POLY1305_SHA256,
+            C::TLS13_AES_128_GCM_SHA256,
+        ] {
+            let found = ring::ALL_CIPHER_SUITES.iter().find(|s| s.suite() == want);
+            p.cipher_suites.extend(found);
+        }
+    }
+    let has12 = p.cipher_suites.iter().any(|s| !is13(s));
+    let in_range = |v: u16| v >= spec.min_version && v <= spec.max_version;
+    let mut wanted = Vec::new();
+    if in_range(TLS13) {
+        wanted.push(&rustls::version::TLS13);
+    }
+    if in_range(TLS12) && (has12 || wanted.is_empty()) {
+        if !has12 {
+            return Err("no cipher match".into());
+        }
+        wanted.push(&rustls::version::TLS12);
+    }
+    if wanted.is_empty() {
+        return Err("no protocol version".into());
+    }
+    Ok(wanted)
 }
 
 fn algorithms() -> WebPkiSupportedAlgorithms {
@@ -233,17 +329,8 @@ impl TlsContext {
             .iter()
             .map(|(c, k)| certified_key(c, k))
             .collect::<Result<Vec<_>, _>>()?;
-        let versions: Vec<&'static SupportedProtocolVersion> = [
-            (TLS13, &rustls::version::TLS13),
-            (TLS12, &rustls::version::TLS12),
-        ]
-        .into_iter()
-        .filter(|(v, _)| *v >= spec.min_version && *v <= spec.max_version)
-        .map(|(_, v)| v)
-        .collect();
-        if versions.is_empty() {
-            return Err("no protocol version".into());
-        }
+        let mut suites = provider_for(spec)?;
+        let versions = versions_for(spec, &mut suites)?;
         let store = roots(&spec.ca)?;
         let hints: Vec<DistinguishedName> = store.subjects();
         // node asks for a client certificate but takes whatever comes (OpenSSL's verify
@@ -267,15 +354,14 @@ impl TlsContext {
             own: keys.clone(),
             added: Mutex::new(Vec::new()),
         });
-        let mut config = ServerConfig::builder_with_provider(provider())
+        let mut config = ServerConfig::builder_with_provider(Arc::new(suites))
             .with_protocol_versions(&versions)
             .map_err(|e| e.to_string())?
             .with_client_cert_verifier(verifier)
             .with_cert_resolver(sni.clone());
         config.alpn_protocols = spec.alpn.clone();
-        // OpenSSL's server prefers its own cipher order only with honorCipherOrder; rustls
-        // always does, which changes no suite a client offering node's defaults gets.
-        config.ignore_client_order = true;
+        // node's tls.Server sets OpenSSL's server preference unless honorCipherOrder is false.
+        config.ignore_client_order = spec.honor_cipher_order;
         if spec.tickets {
             config.ticketer = ring::Ticketer::new().map_err(|e| e.to_string())?;
         }
