@@ -10,7 +10,7 @@ const tls = require('node:tls');
 const https = require('node:https');
 const fastHttp = require('..');
 const { binding } = require('../lib/internal/native');
-const { kSid, kId } = require('../lib/internal/symbols');
+const { kSid, kId, kTlsSession } = require('../lib/internal/symbols');
 
 const dir = path.join(__dirname, 'fixtures', 'tls');
 const read = (name) => fs.readFileSync(path.join(dir, name));
@@ -181,6 +181,7 @@ for (const kind of ['node', 'fast']) {
 }
 
 const { toSuites, toGroups } = require('../lib/internal/tls-ciphers');
+const { SSL_OP_NO_TICKET } = require('node:crypto').constants;
 
 /** A server of `kind` with node's `ciphers` / `honorCipherOrder` / `ecdhCurve` options. */
 function listenWith(kind, options) {
@@ -258,4 +259,108 @@ for (const kind of ['node', 'fast']) {
       await close(server);
     });
   }
+}
+
+/** A connection's first TLS session (node emits 'session' for TLSv1.2 and TLSv1.3). */
+async function firstSession(port, options) {
+  const client = tls.connect({ host: '127.0.0.1', port, servername: 'localhost', ca, ...options });
+  const session = await new Promise((resolve, reject) => {
+    client.once('session', resolve);
+    client.once('error', reject);
+  });
+  client.destroy();
+  return session;
+}
+
+/** Connects with `session`: whether client and server say it was resumed. */
+async function resumed(kind, server, options, session) {
+  const secure = nextSecure(server);
+  const client = await connect(server.address().port, { ...options, session });
+  const socket = await secure;
+  const serverSays = kind === 'node'
+    ? socket.isSessionReused()
+    : socket[kTlsSession].resumed;
+  const clientSays = client.isSessionReused();
+  client.destroy();
+  return [clientSays, serverSays];
+}
+
+for (const kind of ['node', 'fast']) {
+  for (const maxVersion of ['TLSv1.2', 'TLSv1.3']) {
+    for (const tickets of [true, false]) {
+      const what = tickets ? 'a ticket' : 'no ticket';
+      test(`resumption with ${what} (${kind}, ${maxVersion})`, { timeout: 20000 }, async () => {
+        const nodeOptions = tickets ? {} : { secureOptions: SSL_OP_NO_TICKET };
+        const server = await listen(kind, { nodeOptions, spec: { tickets } });
+        const { port } = server.address();
+        const session = await firstSession(port, { maxVersion });
+        // node's contexts keep no session cache: without tickets nothing resumes (unless the
+        // app keeps sessions with 'newSession' / 'resumeSession').
+        assert.deepStrictEqual(await resumed(kind, server, { maxVersion }, session),
+          [tickets, tickets]);
+        // A client without the session does a full handshake.
+        assert.deepStrictEqual(await resumed(kind, server, { maxVersion }, undefined),
+          [false, false]);
+        await close(server);
+      });
+    }
+  }
+
+  test(`ticketKeys: servers with the same keys take each other's tickets (${kind})`,
+    { timeout: 20000 }, async () => {
+      const ticketKeys = Buffer.alloc(48, 7);
+      const other = Buffer.alloc(48, 9);
+      const a = await listen(kind, { nodeOptions: { ticketKeys }, spec: { ticketKeys } });
+      const b = await listen(kind, { nodeOptions: { ticketKeys }, spec: { ticketKeys } });
+      const c = await listen(kind, { nodeOptions: { ticketKeys: other },
+        spec: { ticketKeys: other } });
+      const getKeys = (s) => (kind === 'node' ? s.getTicketKeys()
+        : binding.tlsGetTicketKeys(s.ctx));
+      assert.deepStrictEqual(getKeys(a), ticketKeys);
+      for (const maxVersion of ['TLSv1.2', 'TLSv1.3']) {
+        const session = await firstSession(a.address().port, { maxVersion });
+        assert.deepStrictEqual(await resumed(kind, b, { maxVersion }, session), [true, true]);
+        assert.deepStrictEqual(await resumed(kind, c, { maxVersion }, session), [false, false]);
+      }
+      // setTicketKeys: the new keys seal and open tickets, the old ones' tickets are refused.
+      const session = await firstSession(a.address().port, { maxVersion: 'TLSv1.2' });
+      if (kind === 'node') b.setTicketKeys(other);
+      else binding.tlsSetTicketKeys(b.ctx, other);
+      assert.deepStrictEqual(getKeys(b), other);
+      assert.deepStrictEqual(await resumed(kind, b, { maxVersion: 'TLSv1.2' }, session),
+        [false, false]);
+      const fromC = await firstSession(c.address().port, { maxVersion: 'TLSv1.2' });
+      assert.deepStrictEqual(await resumed(kind, b, { maxVersion: 'TLSv1.2' }, fromC),
+        [true, true]);
+      await Promise.all([a, b, c].map(close));
+    });
+
+  test(`without ticketKeys, each server has keys of its own (${kind})`, { timeout: 20000 },
+    async () => {
+      const a = await listen(kind);
+      const b = await listen(kind);
+      const getKeys = (s) => (kind === 'node' ? s.getTicketKeys()
+        : binding.tlsGetTicketKeys(s.ctx));
+      assert.strictEqual(getKeys(a).length, 48);
+      assert.notDeepStrictEqual(getKeys(a), getKeys(b));
+      const session = await firstSession(a.address().port, { maxVersion: 'TLSv1.2' });
+      assert.deepStrictEqual(await resumed(kind, b, { maxVersion: 'TLSv1.2' }, session),
+        [false, false]);
+      await Promise.all([a, b].map(close));
+    });
+
+  test(`sessionTimeout: an older session is not resumed (${kind})`, { timeout: 20000 },
+    async () => {
+      const server = await listen(kind, { nodeOptions: { sessionTimeout: 1 },
+        spec: { sessionTimeout: 1 } });
+      const { port } = server.address();
+      const session = await firstSession(port, { maxVersion: 'TLSv1.2' });
+      assert.deepStrictEqual(await resumed(kind, server, { maxVersion: 'TLSv1.2' }, session),
+        [true, true]);
+      // Waiting longer than the timeout can only make the session older.
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      assert.deepStrictEqual(await resumed(kind, server, { maxVersion: 'TLSv1.2' }, session),
+        [false, false]);
+      await close(server);
+    });
 }

@@ -242,7 +242,8 @@ pub const TYPES: &[(&str, &str)] = &[
         "{ pairs: Array<[cert: Uint8Array, key: Uint8Array]>; ca: Uint8Array[]; \
          requestCert: boolean; rejectUnauthorized: boolean; minVersion: number; \
          maxVersion: number; alpn: string[]; tickets: boolean; ciphers?: string[]; \
-         honorCipherOrder?: boolean; groups?: string[] }",
+         honorCipherOrder?: boolean; groups?: string[]; sessionTimeout?: number; \
+         ticketKeys?: Uint8Array }",
     ),
     (
         "ListenAddress",

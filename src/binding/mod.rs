@@ -109,6 +109,18 @@ const EXPORTS: &[Export] = &[
         server::tls_add_context,
     ),
     ex(
+        "tlsGetTicketKeys",
+        &[("ctx", Ty::Num)],
+        "Buffer",
+        server::tls_get_ticket_keys,
+    ),
+    ex(
+        "tlsSetTicketKeys",
+        &[("ctx", Ty::Num), ("keys", Ty::Bytes)],
+        "void",
+        server::tls_set_ticket_keys,
+    ),
+    ex(
         "tlsExportKeyingMaterial",
         &[
             ID,

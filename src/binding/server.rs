@@ -357,6 +357,15 @@ export!(tls_context_create, |a| {
             napi::is_nullish(env, v) || flag(env, obj, "honorCipherOrder")
         },
         groups: strings(env, obj, "groups"),
+        session_timeout: {
+            let v = napi::get_named(env, obj, "sessionTimeout");
+            (!napi::is_nullish(env, v))
+                .then(|| napi::f64_of(env, v).clamp(0.0, u32::MAX as f64) as u32)
+        },
+        ticket_keys: {
+            let v = napi::get_named(env, obj, "ticketKeys");
+            napi::bytes_of(env, v).map(<[u8]>::to_vec)
+        },
     };
     match TlsContext::new(&spec) {
         Ok(ctx) => {
@@ -406,5 +415,26 @@ export!(tls_add_context, |a| {
         return undef(&a);
     };
     ctx.add_context(&name, &other);
+    undef(&a)
+});
+
+// tlsGetTicketKeys(ctx) -> Buffer: node's server.getTicketKeys() (48 bytes).
+export!(tls_get_ticket_keys, |a| {
+    match tls_context(a.u32(0)) {
+        Some(ctx) => napi::buffer_copy(a.env, &ctx.ticketer.get_keys()),
+        None => undef(&a),
+    }
+});
+
+// tlsSetTicketKeys(ctx, keys): node's server.setTicketKeys(); throws ERR_FAST_HTTP_TLS for
+// keys that are not 48 bytes.
+export!(tls_set_ticket_keys, |a| {
+    let (Some(ctx), Some(keys)) = (tls_context(a.u32(0)), a.bytes(1)) else {
+        return undef(&a);
+    };
+    if let Err(msg) = ctx.ticketer.set_keys(keys) {
+        napi::throw_error(a.env, "ERR_FAST_HTTP_TLS", &msg);
+        return std::ptr::null_mut();
+    }
     undef(&a)
 });

@@ -3,6 +3,7 @@
 //! certificates (node's requestCert / rejectUnauthorized / ca), protocol versions, ALPN and
 //! session resumption. Built from PEM (or DER) bytes, as node's tls.createSecureContext takes.
 
+use super::tls_tickets::{NoInternalCache, Ticketer, DEFAULT_TIMEOUT};
 use rustls::client::danger::HandshakeSignatureValid;
 use rustls::crypto::{ring, CryptoProvider, WebPkiSupportedAlgorithms};
 use rustls::pki_types::pem::PemObject;
@@ -38,6 +39,10 @@ pub struct TlsSpec {
     pub honor_cipher_order: bool,
     /// Key exchange groups ('X25519', 'P-256', 'P-384'), in order; empty: all three.
     pub groups: Vec<String>,
+    /// node's sessionTimeout, seconds: how long a ticket resumes (None: node's 300).
+    pub session_timeout: Option<u32>,
+    /// node's ticketKeys (48 bytes); None: random keys of this context's own.
+    pub ticket_keys: Option<Vec<u8>>,
 }
 
 pub const TLS12: u16 = 0x0303;
@@ -52,6 +57,8 @@ pub struct TlsContext {
     pub checker: Option<Arc<dyn ClientCertVerifier>>,
     pub request_cert: bool,
     pub reject_unauthorized: bool,
+    /// Seals this context's tickets (its keys are node's getTicketKeys / setTicketKeys).
+    pub ticketer: Arc<Ticketer>,
     sni: Arc<SniResolver>,
 }
 
@@ -362,9 +369,15 @@ impl TlsContext {
         config.alpn_protocols = spec.alpn.clone();
         // node's tls.Server sets OpenSSL's server preference unless honorCipherOrder is false.
         config.ignore_client_order = spec.honor_cipher_order;
+        let timeout = spec.session_timeout.unwrap_or(DEFAULT_TIMEOUT);
+        let ticketer = Arc::new(Ticketer::new(spec.ticket_keys.as_deref(), timeout)?);
         if spec.tickets {
-            config.ticketer = ring::Ticketer::new().map_err(|e| e.to_string())?;
+            config.ticketer = ticketer.clone();
         }
+        // node's contexts keep no session cache of their own (SSL_SESS_CACHE_NO_INTERNAL):
+        // without tickets a session resumes only through the app's 'newSession' /
+        // 'resumeSession' listeners.
+        config.session_storage = Arc::new(NoInternalCache);
         config.key_log = Arc::new(super::tls::ThreadKeyLog);
         // No 0-RTT: early data is never accepted (node does not do it either).
         config.max_early_data_size = 0;
@@ -374,6 +387,7 @@ impl TlsContext {
             checker,
             request_cert: spec.request_cert,
             reject_unauthorized: spec.reject_unauthorized,
+            ticketer,
             sni,
         })
     }
