@@ -364,3 +364,42 @@ for (const kind of ['node', 'fast']) {
       await close(server);
     });
 }
+
+/** Upgrade / CONNECT over TLS: after the hand-off raw bytes flow both ways, encrypted. */
+for (const kind of ['node', 'fast']) {
+  for (const method of ['GET', 'CONNECT']) {
+    test(`${method === 'GET' ? 'Upgrade' : 'CONNECT'} over TLS (${kind})`, { timeout: 20000 },
+      async () => {
+        const server = await listen(kind);
+        const onSocket = (req, socket, head) => {
+          socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\n' +
+            'Upgrade: echo\r\n\r\n');
+          if (head.length > 0) socket.write(head);
+          socket.on('data', (d) => socket.write(`<${d}>`));
+          socket.on('end', () => socket.end('bye'));
+        };
+        server.on('upgrade', onSocket);
+        server.on('connect', onSocket);
+        const client = await connect(server.address().port);
+        const target = method === 'GET' ? '/chat' : 'example.com:443';
+        const extra = method === 'GET' ? 'Connection: Upgrade\r\nUpgrade: echo\r\n' : '';
+        client.write(`${method} ${target} HTTP/1.1\r\nHost: x\r\n${extra}\r\nfirst`);
+        let text = '';
+        client.setEncoding('utf8');
+        await new Promise((resolve) => {
+          client.on('data', (d) => {
+            text += d;
+            if (text.endsWith('first') || text.endsWith('<first>')) {
+              client.end('second');
+            }
+          });
+          client.on('end', resolve);
+        });
+        const body = text.slice(text.indexOf('\r\n\r\n') + 4);
+        assert.match(text, /^HTTP\/1\.1 101 Switching Protocols\r\n/);
+        assert.match(body, /^(first|<first>)<second>bye$/);
+        client.destroy();
+        await close(server);
+      });
+  }
+}
