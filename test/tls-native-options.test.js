@@ -10,7 +10,7 @@ const tls = require('node:tls');
 const https = require('node:https');
 const fastHttp = require('..');
 const { binding } = require('../lib/internal/native');
-const { kSid, kId, kTlsSession } = require('../lib/internal/symbols');
+const { kSid, kId, kTlsSession, kSniRequest } = require('../lib/internal/symbols');
 
 const dir = path.join(__dirname, 'fixtures', 'tls');
 const read = (name) => fs.readFileSync(path.join(dir, name));
@@ -181,7 +181,7 @@ for (const kind of ['node', 'fast']) {
 }
 
 const { toSuites, toGroups } = require('../lib/internal/tls-ciphers');
-const { SSL_OP_NO_TICKET } = require('node:crypto').constants;
+const { X509Certificate, constants: { SSL_OP_NO_TICKET } } = require('node:crypto');
 
 /** A server of `kind` with node's `ciphers` / `honorCipherOrder` / `ecdhCurve` options. */
 function listenWith(kind, options) {
@@ -402,4 +402,76 @@ for (const kind of ['node', 'fast']) {
         await close(server);
       });
   }
+}
+
+const otherCert = read('server-ecdsa-cert.pem');
+const otherKey = read('server-ecdsa-key.pem');
+
+/**
+ * A server with an SNICallback answering after a turn of the event loop: 'a.test' gets the
+ * other certificate, 'bad.test' an error, any other name the server's own. fast-http's
+ * https layer is played here: kSniRequest, tlsSniAnswer, and 'tlsClientError' with the
+ * callback's error as node's loadSNI gives it.
+ */
+async function listenSni(kind) {
+  function SNICallback(name, cb) {
+    setImmediate(() => {
+      if (name === 'a.test') cb(null, 'other');
+      else if (name === 'bad.test') cb(new Error('no context for bad.test'));
+      else cb(null, undefined);
+    });
+  }
+  if (kind === 'node') {
+    const other = tls.createSecureContext({ key: otherKey, cert: otherCert });
+    return listen('node', { nodeOptions: {
+      SNICallback: (name, cb) => SNICallback(name, (err, ctx) => cb(err, ctx && other)),
+    } });
+  }
+  const server = await listen('fast');
+  const other = binding.tlsContextCreate({ ...baseSpec, pairs: [[otherCert, otherKey]] });
+  const { S_SNI_CALLBACK } = binding.flags;
+  binding.serverFlags(server[kSid], S_SNI_CALLBACK, S_SNI_CALLBACK);
+  server[kSniRequest] = (socket, name) => SNICallback(name, (err, ctx) => {
+    if (err) {
+      server.emit('tlsClientError', err, socket);
+      binding.tlsSniAnswer(socket[kId], -1);
+    } else {
+      binding.tlsSniAnswer(socket[kId], ctx ? other : 0);
+    }
+  });
+  return server;
+}
+
+/** The fingerprint of the certificate the server showed for `servername`, or the error. */
+function certFor(port, servername) {
+  return new Promise((resolve) => {
+    const client = tls.connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false },
+      () => {
+        const fp = client.getPeerCertificate().fingerprint256;
+        client.end('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+        let text = '';
+        client.on('data', (d) => { text += d; });
+        client.on('end', () => resolve([fp, text.split('\r\n')[0]]));
+      });
+    client.on('error', (err) => resolve([err.code]));
+  });
+}
+
+for (const kind of ['node', 'fast']) {
+  test(`SNICallback answering later (${kind})`, { timeout: 20000 }, async () => {
+    const server = await listenSni(kind);
+    const errors = [];
+    server.on('tlsClientError', (err) => errors.push(err.message));
+    const { port } = server.address();
+    const fingerprint = (pem) => new X509Certificate(pem).fingerprint256;
+    assert.deepStrictEqual(await certFor(port, 'a.test'),
+      [fingerprint(otherCert), 'HTTP/1.1 200 OK']);
+    assert.deepStrictEqual(await certFor(port, 'localhost'),
+      [fingerprint(cert), 'HTTP/1.1 200 OK']);
+    assert.deepStrictEqual(await certFor(port, 'bad.test'), ['ECONNRESET']);
+    assert.deepStrictEqual(errors, ['no context for bad.test']);
+    // Without a name (an IP address is not sent) there is no callback: the server's own.
+    assert.deepStrictEqual(await certFor(port, undefined), [fingerprint(cert), 'HTTP/1.1 200 OK']);
+    await close(server);
+  });
 }

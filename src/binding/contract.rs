@@ -169,7 +169,7 @@ const N: &str = "number";
 const S: &str = "string";
 const B: &str = "Buffer";
 
-pub const CALLBACKS: [Callback; 19] = [
+pub const CALLBACKS: [Callback; 20] = [
     (
         "onRequest",
         &[
@@ -227,6 +227,7 @@ pub const CALLBACKS: [Callback; 19] = [
         &[("sid", N), ("id", N), ("code", S), ("message", S)],
     ),
     ("onKeylog", &[("sid", N), ("id", N), ("line", B)]),
+    ("onSniRequest", &[("sid", N), ("id", N), ("servername", S)]),
 ];
 
 /// Named TypeScript types the declarations above use.
@@ -347,6 +348,7 @@ mod tests {
             (Cb::Secure, "onSecure"),
             (Cb::TlsClientError, "onTlsClientError"),
             (Cb::Keylog, "onKeylog"),
+            (Cb::SniRequest, "onSniRequest"),
         ];
         assert_eq!(order.len(), CALLBACKS.len());
         for (cb, name) in order {

@@ -109,6 +109,12 @@ const EXPORTS: &[Export] = &[
         server::tls_add_context,
     ),
     ex(
+        "tlsSniAnswer",
+        &[ID, ("ctx", Ty::Num)],
+        "void",
+        server::tls_sni_answer,
+    ),
+    ex(
         "tlsGetTicketKeys",
         &[("ctx", Ty::Num)],
         "Buffer",

@@ -270,6 +270,7 @@ thread_local! {
     static TLS_CONTEXTS: RefCell<Vec<Option<Arc<TlsContext>>>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Handles start at 1: 0 names no context (the server's own, in `tlsSniAnswer`).
 fn tls_context(handle: u32) -> Option<Arc<TlsContext>> {
     TLS_CONTEXTS.with(|t| t.borrow().get(handle as usize).cloned().flatten())
 }
@@ -371,6 +372,9 @@ export!(tls_context_create, |a| {
         Ok(ctx) => {
             let handle = TLS_CONTEXTS.with(|t| {
                 let mut t = t.borrow_mut();
+                if t.is_empty() {
+                    t.push(None);
+                }
                 t.push(Some(Arc::new(ctx)));
                 t.len() - 1
             });
@@ -436,5 +440,24 @@ export!(tls_set_ticket_keys, |a| {
         napi::throw_error(a.env, "ERR_FAST_HTTP_TLS", &msg);
         return std::ptr::null_mut();
     }
+    undef(&a)
+});
+
+// tlsSniAnswer(id, ctx): the SNICallback of connection `id` answered: a context handle, 0 for
+// the server's own, -1 for an error (the connection closes; JS tells 'tlsClientError').
+export!(tls_sni_answer, |a| {
+    let id = super::callback::id_of(&a, 0);
+    let handle = a.f64(1);
+    let choice = if handle < 0.0 {
+        Err(())
+    } else if handle == 0.0 {
+        Ok(None)
+    } else {
+        match tls_context(handle as u32) {
+            Some(ctx) => Ok(Some(ctx)),
+            None => Err(()),
+        }
+    };
+    reactor::with(|r| r.sni_answer(id, choice));
     undef(&a)
 });

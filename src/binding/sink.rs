@@ -54,6 +54,8 @@ pub enum Cb {
     TlsClientError,
     /// (serverId, connId, line): one NSS key-log line of a TLS handshake
     Keylog,
+    /// (serverId, connId, servername): the handshake waits for the SNICallback
+    SniRequest,
 }
 
 /// The async resource type of connections' contexts, as node's parser resource is named.
@@ -503,6 +505,16 @@ impl Sink for JsSink {
                 napi::u32v(env, sid),
                 f64v(env, id),
                 napi::buffer_copy(env, line),
+            ]
+        });
+    }
+
+    fn sni_request(sid: u32, id: u64, servername: &str) {
+        call(Cb::SniRequest, Some(id), |env| {
+            [
+                napi::u32v(env, sid),
+                f64v(env, id),
+                napi::utf8(env, servername),
             ]
         });
     }

@@ -5,6 +5,7 @@
 //! most `BUFFER_LIMIT` of output, and input is decrypted only as fast as it is taken.
 
 use super::tls_config::TlsContext;
+use rustls::server::{Accepted, Acceptor};
 use rustls::ServerConnection;
 use std::cell::RefCell;
 use std::io::{self, ErrorKind, IoSlice, Read, Write};
@@ -114,6 +115,33 @@ pub fn keylog_line(label: &str, client_random: &[u8], secret: &[u8]) -> Vec<u8> 
     line
 }
 
+/// A read returns this error when the ClientHello named a server and the server has an
+/// SNICallback: the handshake waits for `answer_sni` (the name is `sni_name`).
+#[derive(Debug)]
+pub struct SniRequest;
+
+impl std::fmt::Display for SniRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SNICallback asked")
+    }
+}
+
+impl std::error::Error for SniRequest {}
+
+pub fn is_sni_request(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|e| e.is::<SniRequest>())
+}
+
+/// Where a handshake that waits for node's SNICallback is.
+enum Sni {
+    /// Reading the ClientHello.
+    Reading(Box<Acceptor>),
+    /// JS is choosing the context for this ClientHello.
+    Asking(Box<Accepted>, String),
+    /// The ClientHello was not taken: the next read reports it.
+    Failed(rustls::Error),
+}
+
 pub fn failure(e: &io::Error) -> Option<&TlsFailure> {
     e.get_ref().and_then(|e| e.downcast_ref::<TlsFailure>())
 }
@@ -144,6 +172,8 @@ pub struct TlsSession<S> {
     /// Key-log lines are collected (the server listened for 'keylog' when this began).
     keylog: bool,
     keylog_lines: Vec<Vec<u8>>,
+    /// node's SNICallback: until it has answered, `conn` is a placeholder never fed.
+    sni: Option<Sni>,
 }
 
 /// Records the first bytes read from the socket (only until the handshake is done).
@@ -177,7 +207,106 @@ impl<S: Read + Write> TlsSession<S> {
             announced: false,
             keylog: false,
             keylog_lines: Vec::new(),
+            sni: None,
         })
+    }
+
+    /// The server has an SNICallback: a ClientHello that names a server waits for JS.
+    pub fn ask_sni(&mut self) {
+        self.sni = Some(Sni::Reading(Box::default()));
+    }
+
+    /// The server name JS is asked about, while the handshake waits for its answer.
+    pub fn sni_name(&self) -> Option<&str> {
+        match &self.sni {
+            Some(Sni::Asking(_, name)) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// JS's answer: the handshake goes on with `ctx`'s certificates (None: the server's own).
+    /// A failure is reported by the next read.
+    pub fn answer_sni(&mut self, ctx: Option<&TlsContext>) {
+        let Some(Sni::Asking(accepted, _)) = self.sni.take() else {
+            return;
+        };
+        let config = match ctx {
+            Some(other) => self.ctx.config_with_keys(other),
+            None => self.ctx.config.clone(),
+        };
+        if self.keylog {
+            KEYLOG.with(|k| *k.borrow_mut() = Some(std::mem::take(&mut self.keylog_lines)));
+        }
+        let made = accepted.into_connection(config);
+        if self.keylog {
+            self.keylog_lines = KEYLOG.with(|k| k.borrow_mut().take()).unwrap_or_default();
+        }
+        match made {
+            Ok(conn) => {
+                self.conn = conn;
+                self.conn.set_buffer_limit(Some(BUFFER_LIMIT));
+                // The ServerHello goes out now: the client waits for it.
+                let _ = self.write_pending();
+            }
+            Err((e, mut alert)) => {
+                let _ = alert.write_all(&mut self.sock);
+                self.sni = Some(Sni::Failed(e));
+            }
+        }
+    }
+
+    /// The read of a handshake that waits for the SNICallback: the ClientHello is read (and
+    /// nothing more) until it is whole; a ClientHello without a name goes on at once.
+    fn read_sni(&mut self) -> io::Result<usize> {
+        loop {
+            let acceptor = match self.sni.as_mut() {
+                None => return Ok(0),
+                Some(Sni::Asking(..)) => return Err(ErrorKind::WouldBlock.into()),
+                Some(Sni::Failed(_)) => {
+                    let Some(Sni::Failed(e)) = self.sni.take() else {
+                        return Ok(0);
+                    };
+                    return Err(self.failed(e));
+                }
+                Some(Sni::Reading(a)) => a,
+            };
+            let mut rec = Recording {
+                sock: &mut self.sock,
+                first: &mut self.first,
+                first_len: &mut self.first_len,
+            };
+            match acceptor.read_tls(&mut rec) {
+                Ok(0) => return Err(io::Error::new(ErrorKind::InvalidData, HANG_UP)),
+                Ok(_) => {}
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+            match acceptor.accept() {
+                Ok(None) => continue,
+                Ok(Some(accepted)) => {
+                    let name = accepted.client_hello().server_name().map(str::to_string);
+                    match name {
+                        Some(name) => {
+                            self.sni = Some(Sni::Asking(Box::new(accepted), name));
+                            return Err(io::Error::other(SniRequest));
+                        }
+                        // node calls SNICallback only for a ClientHello with a name.
+                        None => {
+                            self.sni = Some(Sni::Asking(Box::new(accepted), String::new()));
+                            self.answer_sni(None);
+                            if self.sni.is_none() {
+                                return Ok(0);
+                            }
+                        }
+                    }
+                }
+                Err((e, mut alert)) => {
+                    let _ = alert.write_all(&mut self.sock);
+                    self.sni = None;
+                    return Err(self.failed(e));
+                }
+            }
+        }
     }
 
     /// Collect key-log lines for JS (node's 'keylog', for connections begun while the server
@@ -307,6 +436,12 @@ impl<S: Read + Write> Read for TlsSession<S> {
     /// `buf` is full or the socket would block (the registration is edge-triggered: a short
     /// read must mean the socket is drained). Ok(0) is the end of the input.
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.sni.is_some() {
+            self.read_sni()?;
+            if self.sni.is_some() {
+                return Err(ErrorKind::WouldBlock.into());
+            }
+        }
         let mut filled = 0;
         loop {
             if filled == 0 && !self.keylog_lines.is_empty() {

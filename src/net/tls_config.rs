@@ -256,6 +256,16 @@ impl ResolvesServerCert for SniResolver {
     }
 }
 
+/// The certificates node's SNICallback chose for one connection.
+#[derive(Debug)]
+struct Chosen(Vec<Arc<CertifiedKey>>);
+
+impl ResolvesServerCert for Chosen {
+    fn resolve(&self, hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        pick(&self.0, &hello)
+    }
+}
+
 /// rejectUnauthorized false: the handshake takes any client certificate the client proves
 /// it holds (the signatures are checked); whether it chains to `ca` is told afterwards.
 #[derive(Debug)]
@@ -398,6 +408,13 @@ impl TlsContext {
         if let Ok(mut added) = self.sni.added.lock() {
             added.push((hostname.to_string(), other.keys.clone()));
         }
+    }
+
+    /// This context's settings with `other`'s certificates (what node's SNICallback chose).
+    pub fn config_with_keys(&self, other: &TlsContext) -> Arc<ServerConfig> {
+        let mut config = (*self.config).clone();
+        config.cert_resolver = Arc::new(Chosen(other.keys.clone()));
+        Arc::new(config)
     }
 
     /// node's `authorizationError` for a client chain the handshake took without checking.

@@ -88,6 +88,18 @@ fn read_loop<S: Sink>(id: u64, drain: bool, scope: Ticks<'_, S>) {
             }
             ReadStep::Again => {}
             ReadStep::Keylog => on_keylog::<S>(id),
+            ReadStep::Sni => {
+                let asked = with(|r| {
+                    let c = r.conn(id)?;
+                    let name = c.stream.tls()?.sni_name()?.to_string();
+                    Some((c.server, name))
+                })
+                .flatten();
+                if let Some((sid, name)) = asked {
+                    S::sni_request(sid, id, &name);
+                }
+                return;
+            }
             ReadStep::Secure => {
                 if !on_secure::<S>(id) {
                     return;

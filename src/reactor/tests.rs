@@ -130,6 +130,9 @@ impl Sink for TestSink {
     fn keylog(_sid: u32, _id: u64, _line: &[u8]) {
         record(Ev::Other("keylog"));
     }
+    fn sni_request(_sid: u32, _id: u64, _servername: &str) {
+        record(Ev::Other("sniRequest"));
+    }
 }
 
 /// The loop: a clock the test moves; a kick is a flag `turn` acts on.
