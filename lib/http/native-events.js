@@ -12,7 +12,7 @@ const {
 } = require('./server-logic');
 const { startUpgrade, upgradeAfterBody, upgradeAsked } = require('./upgrade-handoff');
 const {
-  kSeq, kBodyReq, kMode, kUpgradeReq, kTlsSession, kSecureSocket,
+  kSeq, kBodyReq, kMode, kUpgradeReq, kTlsSession, kSecureSocket, kSniRequest,
 } = require('../internal/symbols');
 
 function onConnection(sid, id) {
@@ -182,6 +182,24 @@ function onTlsClientError(sid, id, code, message) {
   server.emit('tlsClientError', err, socketFor(server, id));
 }
 
+/** One key-log line of a TLS handshake (the server listens for 'keylog'): tls.Server's. */
+function onKeylog(sid, id, line) {
+  const server = servers[sid];
+  if (server !== undefined) server.emit('keylog', line, socketFor(server, id));
+}
+
+/**
+ * A ClientHello named `servername` and the server has an SNICallback: tls.Server's loadSNI.
+ * The handshake waits for binding.tlsSniAnswer (the https layer sets kSniRequest).
+ */
+function onSniRequest(sid, id, servername) {
+  const server = servers[sid];
+  if (server === undefined) return;
+  const ask = server[kSniRequest];
+  if (typeof ask === 'function') ask(socketFor(server, id), servername);
+  else binding.tlsSniAnswer(id, 0);
+}
+
 function throwError(err) {
   throw err;
 }
@@ -195,7 +213,7 @@ init({
   onRequest, onBody, onBodyEnd, onDrain, onClose, onReset, onTimeout, onClientError, onConnection,
   onDrop,
   onData, onEnd, onServerDrained, onShutdown, onInternalError, onUpgrade, onSecure,
-  onTlsClientError,
+  onTlsClientError, onKeylog, onSniRequest,
 });
 
 module.exports = { onConnection, onDrop };

@@ -3,7 +3,7 @@
 // file and the addon disagree, and type-checks lib/ against it.
 
 export type TlsSession = { protocol: string; cipherName: string; standardName: string; alpnProtocol: string | false; servername: string | false; resumed: boolean; peerChain: Buffer[]; authorizationError: string | false };
-export type TlsSpec = { pairs: Array<[cert: Uint8Array, key: Uint8Array]>; ca: Uint8Array[]; requestCert: boolean; rejectUnauthorized: boolean; minVersion: number; maxVersion: number; alpn: string[]; tickets: boolean };
+export type TlsSpec = { pairs: Array<[cert: Uint8Array, key: Uint8Array]>; ca: Uint8Array[]; requestCert: boolean; rejectUnauthorized: boolean; minVersion: number; maxVersion: number; alpn: string[]; tickets: boolean; ciphers?: string[]; honorCipherOrder?: boolean; groups?: string[]; sessionTimeout?: number; ticketKeys?: Uint8Array };
 export type ListenAddress = [address: string, port: number, family: string];
 export type SocketAddresses = [localAddress?: string, localPort?: number, localFamily?: string, remoteAddress?: string, remotePort?: number, remoteFamily?: string];
 
@@ -15,6 +15,10 @@ export interface Binding {
   tlsContextFree(ctx: number): void;
   serverSetTls(sid: number, ctx: number): void;
   tlsAddContext(ctx: number, servername: string, other: number): void;
+  tlsSniAnswer(id: number, ctx: number): void;
+  tlsGetTicketKeys(ctx: number): Buffer;
+  tlsSetTicketKeys(ctx: number, keys: Uint8Array): void;
+  tlsExportKeyingMaterial(id: number, length: number, label: string, context: Uint8Array | undefined | null): Buffer;
   serverConfig(sid: number, options: ServerOptions): void;
   serverFlags(sid: number, mask: number, value: number): void;
   listenTcp(sid: number, ip: string, port: number, backlog: number, reusePort: boolean, ipv6Only: boolean): ListenAddress | number;
@@ -45,7 +49,7 @@ export interface Binding {
   watch(id: number, on: boolean): boolean;
   info(id: number): SocketAddresses | undefined;
   ioStats(id: number): [bytesRead: number, bytesWritten: number, queued: number] | undefined;
-  stats(): [serversCreated: number, connectionsAccepted: number, requestsDispatched: number];
+  stats(): [serversCreated: number, connectionsAccepted: number, requestsDispatched: number, tlsHandshakes: number];
   counters(): [nativeToJs: number, jsToNative: number, writeCalls: number, readCalls: number];
   readonly flags: Flags;
   readonly defaults: Defaults;
@@ -75,6 +79,8 @@ export interface Callbacks {
   onUpgrade(id: number, seq: number, head: Buffer | undefined): void;
   onSecure(sid: number, id: number, session: TlsSession): void;
   onTlsClientError(sid: number, id: number, code: string, message: string): void;
+  onKeylog(sid: number, id: number, line: Buffer): void;
+  onSniRequest(sid: number, id: number, servername: string): void;
 }
 
 /** `serverConfig` options: a field present is applied. */
@@ -137,6 +143,8 @@ export interface Flags {
   readonly S_UPGRADE_CALLBACK: number;
   readonly S_RELAXED: number;
   readonly S_UPGRADE_BODY: number;
+  readonly S_HAS_KEYLOG: number;
+  readonly S_SNI_CALLBACK: number;
 }
 
 export interface Defaults {

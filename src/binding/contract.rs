@@ -25,6 +25,8 @@ pub enum Ty {
     OptStr,
     /// A string or a Buffer / TypedArray.
     Chunk,
+    /// A Buffer / TypedArray, or undefined / null.
+    OptBytes,
     /// The options of `serverConfig` (`OPTION_TYPES`).
     OptionsObj,
     /// The callbacks object of `init` (`CALLBACKS`).
@@ -45,6 +47,7 @@ impl Ty {
             Ty::Body => "string | Uint8Array | undefined | null",
             Ty::OptStr => "string | undefined | null",
             Ty::Chunk => "string | Uint8Array",
+            Ty::OptBytes => "Uint8Array | undefined | null",
             Ty::OptionsObj => "ServerOptions",
             Ty::CallbacksObj => "Callbacks",
             Ty::TlsSpecObj => "TlsSpec",
@@ -64,6 +67,7 @@ impl Ty {
                 t == V::napi_string || (t == V::napi_object && napi::bytes_of(env, v).is_some())
             }
             Ty::Bytes => t == V::napi_object && napi::bytes_of(env, v).is_some(),
+            Ty::OptBytes => nullish || (t == V::napi_object && napi::bytes_of(env, v).is_some()),
             Ty::Body => {
                 t == V::napi_string
                     || nullish
@@ -165,7 +169,7 @@ const N: &str = "number";
 const S: &str = "string";
 const B: &str = "Buffer";
 
-pub const CALLBACKS: [Callback; 18] = [
+pub const CALLBACKS: [Callback; 20] = [
     (
         "onRequest",
         &[
@@ -222,6 +226,8 @@ pub const CALLBACKS: [Callback; 18] = [
         "onTlsClientError",
         &[("sid", N), ("id", N), ("code", S), ("message", S)],
     ),
+    ("onKeylog", &[("sid", N), ("id", N), ("line", B)]),
+    ("onSniRequest", &[("sid", N), ("id", N), ("servername", S)]),
 ];
 
 /// Named TypeScript types the declarations above use.
@@ -236,7 +242,9 @@ pub const TYPES: &[(&str, &str)] = &[
         "TlsSpec",
         "{ pairs: Array<[cert: Uint8Array, key: Uint8Array]>; ca: Uint8Array[]; \
          requestCert: boolean; rejectUnauthorized: boolean; minVersion: number; \
-         maxVersion: number; alpn: string[]; tickets: boolean }",
+         maxVersion: number; alpn: string[]; tickets: boolean; ciphers?: string[]; \
+         honorCipherOrder?: boolean; groups?: string[]; sessionTimeout?: number; \
+         ticketKeys?: Uint8Array }",
     ),
     (
         "ListenAddress",
@@ -339,6 +347,8 @@ mod tests {
             (Cb::Upgrade, "onUpgrade"),
             (Cb::Secure, "onSecure"),
             (Cb::TlsClientError, "onTlsClientError"),
+            (Cb::Keylog, "onKeylog"),
+            (Cb::SniRequest, "onSniRequest"),
         ];
         assert_eq!(order.len(), CALLBACKS.len());
         for (cb, name) in order {

@@ -55,6 +55,8 @@ pub const FLAGS: &[(&str, u32)] = &[
     ("S_UPGRADE_CALLBACK", S_UPGRADE_CALLBACK),
     ("S_RELAXED", S_RELAXED),
     ("S_UPGRADE_BODY", S_UPGRADE_BODY),
+    ("S_HAS_KEYLOG", S_HAS_KEYLOG),
+    ("S_SNI_CALLBACK", S_SNI_CALLBACK),
 ];
 
 /// The table as a frozen-by-convention JS object.

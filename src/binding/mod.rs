@@ -109,6 +109,35 @@ const EXPORTS: &[Export] = &[
         server::tls_add_context,
     ),
     ex(
+        "tlsSniAnswer",
+        &[ID, ("ctx", Ty::Num)],
+        "void",
+        server::tls_sni_answer,
+    ),
+    ex(
+        "tlsGetTicketKeys",
+        &[("ctx", Ty::Num)],
+        "Buffer",
+        server::tls_get_ticket_keys,
+    ),
+    ex(
+        "tlsSetTicketKeys",
+        &[("ctx", Ty::Num), ("keys", Ty::Bytes)],
+        "void",
+        server::tls_set_ticket_keys,
+    ),
+    ex(
+        "tlsExportKeyingMaterial",
+        &[
+            ID,
+            ("length", Ty::Num),
+            ("label", Ty::Str),
+            ("context", Ty::OptBytes),
+        ],
+        "Buffer",
+        socket::tls_export_keying_material,
+    ),
+    ex(
         "serverConfig",
         &[SID, ("options", Ty::OptionsObj)],
         "void",
@@ -277,7 +306,8 @@ const EXPORTS: &[Export] = &[
         ..ex(
             "stats",
             &[],
-            "[serversCreated: number, connectionsAccepted: number, requestsDispatched: number]",
+            "[serversCreated: number, connectionsAccepted: number, requestsDispatched: number, \
+             tlsHandshakes: number]",
             stats,
         )
     },
@@ -398,7 +428,7 @@ unsafe extern "C" fn cleanup(_arg: *mut std::ffi::c_void) {
     });
 }
 
-// stats() -> [serversCreated, connectionsAccepted, requestsDispatched]
+// stats() -> [serversCreated, connectionsAccepted, requestsDispatched, tlsHandshakes]
 export!(uncounted stats, |a| {
     let s = reactor::with(|r| r.stats).unwrap_or_default();
     napi::array(
@@ -407,6 +437,7 @@ export!(uncounted stats, |a| {
             napi::f64v(a.env, s.servers_created as f64),
             napi::f64v(a.env, s.connections_accepted as f64),
             napi::f64v(a.env, s.requests_dispatched as f64),
+            napi::f64v(a.env, s.tls_handshakes as f64),
         ],
     )
 });

@@ -270,6 +270,7 @@ thread_local! {
     static TLS_CONTEXTS: RefCell<Vec<Option<Arc<TlsContext>>>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Handles start at 1: 0 names no context (the server's own, in `tlsSniAnswer`).
 fn tls_context(handle: u32) -> Option<Arc<TlsContext>> {
     TLS_CONTEXTS.with(|t| t.borrow().get(handle as usize).cloned().flatten())
 }
@@ -280,6 +281,26 @@ fn bytes_list(env: Env, arr: Value) -> Vec<Vec<u8>> {
     }
     (0..napi::array_len(env, arr))
         .filter_map(|i| napi::bytes_of(env, napi::element(env, arr, i)).map(<[u8]>::to_vec))
+        .collect()
+}
+
+/// The strings of the array `obj[name]` (none when it is absent).
+fn strings(env: Env, obj: Value, name: &str) -> Vec<String> {
+    let arr = napi::get_named(env, obj, name);
+    if !napi::is_array(env, arr) {
+        return Vec::new();
+    }
+    (0..napi::array_len(env, arr))
+        .map(|i| {
+            let mut s = Vec::new();
+            napi::string_into(
+                env,
+                napi::element(env, arr, i),
+                &mut s,
+                napi::Encoding::Utf8,
+            );
+            String::from_utf8_lossy(&s).into_owned()
+        })
         .collect()
 }
 
@@ -331,11 +352,29 @@ export!(tls_context_create, |a| {
         max_version: napi::u32_of(env, napi::get_named(env, obj, "maxVersion")) as u16,
         alpn,
         tickets: flag(env, obj, "tickets"),
+        ciphers: strings(env, obj, "ciphers"),
+        honor_cipher_order: {
+            let v = napi::get_named(env, obj, "honorCipherOrder");
+            napi::is_nullish(env, v) || flag(env, obj, "honorCipherOrder")
+        },
+        groups: strings(env, obj, "groups"),
+        session_timeout: {
+            let v = napi::get_named(env, obj, "sessionTimeout");
+            (!napi::is_nullish(env, v))
+                .then(|| napi::f64_of(env, v).clamp(0.0, u32::MAX as f64) as u32)
+        },
+        ticket_keys: {
+            let v = napi::get_named(env, obj, "ticketKeys");
+            napi::bytes_of(env, v).map(<[u8]>::to_vec)
+        },
     };
     match TlsContext::new(&spec) {
         Ok(ctx) => {
             let handle = TLS_CONTEXTS.with(|t| {
                 let mut t = t.borrow_mut();
+                if t.is_empty() {
+                    t.push(None);
+                }
                 t.push(Some(Arc::new(ctx)));
                 t.len() - 1
             });
@@ -380,5 +419,45 @@ export!(tls_add_context, |a| {
         return undef(&a);
     };
     ctx.add_context(&name, &other);
+    undef(&a)
+});
+
+// tlsGetTicketKeys(ctx) -> Buffer: node's server.getTicketKeys() (48 bytes).
+export!(tls_get_ticket_keys, |a| {
+    match tls_context(a.u32(0)) {
+        Some(ctx) => napi::buffer_copy(a.env, &ctx.ticketer.get_keys()),
+        None => undef(&a),
+    }
+});
+
+// tlsSetTicketKeys(ctx, keys): node's server.setTicketKeys(); throws ERR_FAST_HTTP_TLS for
+// keys that are not 48 bytes.
+export!(tls_set_ticket_keys, |a| {
+    let (Some(ctx), Some(keys)) = (tls_context(a.u32(0)), a.bytes(1)) else {
+        return undef(&a);
+    };
+    if let Err(msg) = ctx.ticketer.set_keys(keys) {
+        napi::throw_error(a.env, "ERR_FAST_HTTP_TLS", &msg);
+        return std::ptr::null_mut();
+    }
+    undef(&a)
+});
+
+// tlsSniAnswer(id, ctx): the SNICallback of connection `id` answered: a context handle, 0 for
+// the server's own, -1 for an error (the connection closes; JS tells 'tlsClientError').
+export!(tls_sni_answer, |a| {
+    let id = super::callback::id_of(&a, 0);
+    let handle = a.f64(1);
+    let choice = if handle < 0.0 {
+        Err(())
+    } else if handle == 0.0 {
+        Ok(None)
+    } else {
+        match tls_context(handle as u32) {
+            Some(ctx) => Ok(Some(ctx)),
+            None => Err(()),
+        }
+    };
+    reactor::with(|r| r.sni_answer(id, choice));
     undef(&a)
 });

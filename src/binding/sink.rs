@@ -52,6 +52,10 @@ pub enum Cb {
     Secure,
     /// (serverId, connId, code, message): a TLS connection failed before its handshake did
     TlsClientError,
+    /// (serverId, connId, line): one NSS key-log line of a TLS handshake
+    Keylog,
+    /// (serverId, connId, servername): the handshake waits for the SNICallback
+    SniRequest,
 }
 
 /// The async resource type of connections' contexts, as node's parser resource is named.
@@ -491,6 +495,26 @@ impl Sink for JsSink {
                 f64v(env, id),
                 napi::utf8(env, e.code),
                 napi::utf8(env, &e.to_string()),
+            ]
+        });
+    }
+
+    fn keylog(sid: u32, id: u64, line: &[u8]) {
+        call(Cb::Keylog, Some(id), |env| {
+            [
+                napi::u32v(env, sid),
+                f64v(env, id),
+                napi::buffer_copy(env, line),
+            ]
+        });
+    }
+
+    fn sni_request(sid: u32, id: u64, servername: &str) {
+        call(Cb::SniRequest, Some(id), |env| {
+            [
+                napi::u32v(env, sid),
+                f64v(env, id),
+                napi::utf8(env, servername),
             ]
         });
     }

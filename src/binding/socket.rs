@@ -183,3 +183,28 @@ export!(io_stats, |a| {
         }
     }
 });
+
+// tlsExportKeyingMaterial(id, length, label, context?) -> Buffer: RFC 5705 keying material of
+// a TLS connection whose handshake is done (node's tlsSocket.exportKeyingMaterial; its
+// argument checks are the JS side's). Throws ERR_FAST_HTTP_TLS otherwise.
+export!(tls_export_keying_material, |a| {
+    let id = id_of(&a, 0);
+    let len = a.f64(1).max(0.0) as usize;
+    let mut label = Vec::new();
+    a.utf8_into(2, &mut label);
+    let context = a.bytes(3);
+    let out = reactor::with(|r| {
+        let c = r.conn(id).ok_or("the connection is closed")?;
+        let t = c.stream.tls().ok_or("not a TLS connection")?;
+        t.export_keying_material(len, &label, context)
+            .map_err(|_| "the TLS handshake is not complete")
+    })
+    .unwrap_or(Err("the connection is closed"));
+    match out {
+        Ok(bytes) => napi::buffer_copy(a.env, &bytes),
+        Err(msg) => {
+            napi::throw_error(a.env, "ERR_FAST_HTTP_TLS", msg);
+            std::ptr::null_mut()
+        }
+    }
+});

@@ -49,6 +49,13 @@ impl Stream {
         }
     }
 
+    pub fn tls_mut(&mut self) -> Option<&mut TlsSession<TcpStream>> {
+        match self {
+            Stream::Tls(t) => Some(t),
+            _ => None,
+        }
+    }
+
     pub fn set_nodelay(&self, on: bool) {
         if let Some(s) = self.tcp() {
             let _ = s.set_nodelay(on);

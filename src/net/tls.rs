@@ -5,7 +5,9 @@
 //! most `BUFFER_LIMIT` of output, and input is decrypted only as fast as it is taken.
 
 use super::tls_config::TlsContext;
+use rustls::server::{Accepted, Acceptor};
 use rustls::ServerConnection;
+use std::cell::RefCell;
 use std::io::{self, ErrorKind, IoSlice, Read, Write};
 use std::sync::Arc;
 
@@ -54,6 +56,92 @@ pub fn is_handshake_done(e: &io::Error) -> bool {
     e.get_ref().is_some_and(|e| e.is::<HandshakeDone>())
 }
 
+/// A read returns this error (before any application byte) when the handshake made key-log
+/// lines: the embedder takes them (`take_keylog`) and reads on.
+#[derive(Debug)]
+pub struct KeylogReady;
+
+impl std::fmt::Display for KeylogReady {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("key-log lines ready")
+    }
+}
+
+impl std::error::Error for KeylogReady {}
+
+pub fn is_keylog_ready(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|e| e.is::<KeylogReady>())
+}
+
+thread_local! {
+    /// The key-log lines of the session rustls is processing on this thread, while that
+    /// session logs (a config is shared by every connection of a context; rustls calls its
+    /// `KeyLog` synchronously inside `process_new_packets`).
+    static KEYLOG: RefCell<Option<Vec<Vec<u8>>>> = const { RefCell::new(None) };
+}
+
+/// The `KeyLog` of every context: lines go to the session being processed, if it logs.
+#[derive(Debug)]
+pub struct ThreadKeyLog;
+
+impl rustls::KeyLog for ThreadKeyLog {
+    fn log(&self, label: &str, client_random: &[u8], secret: &[u8]) {
+        KEYLOG.with(|k| {
+            if let Some(lines) = k.borrow_mut().as_mut() {
+                lines.push(keylog_line(label, client_random, secret));
+            }
+        });
+    }
+
+    fn will_log(&self, _label: &str) -> bool {
+        KEYLOG.with(|k| k.borrow().is_some())
+    }
+}
+
+/// NSS key-log format, as OpenSSL writes it for node's 'keylog': `LABEL <client random hex>
+/// <secret hex>\n`.
+pub fn keylog_line(label: &str, client_random: &[u8], secret: &[u8]) -> Vec<u8> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut line = Vec::with_capacity(label.len() + 3 + 2 * (client_random.len() + secret.len()));
+    line.extend_from_slice(label.as_bytes());
+    for part in [client_random, secret] {
+        line.push(b' ');
+        for b in part {
+            line.push(HEX[(b >> 4) as usize]);
+            line.push(HEX[(b & 15) as usize]);
+        }
+    }
+    line.push(b'\n');
+    line
+}
+
+/// A read returns this error when the ClientHello named a server and the server has an
+/// SNICallback: the handshake waits for `answer_sni` (the name is `sni_name`).
+#[derive(Debug)]
+pub struct SniRequest;
+
+impl std::fmt::Display for SniRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SNICallback asked")
+    }
+}
+
+impl std::error::Error for SniRequest {}
+
+pub fn is_sni_request(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|e| e.is::<SniRequest>())
+}
+
+/// Where a handshake that waits for node's SNICallback is.
+enum Sni {
+    /// Reading the ClientHello.
+    Reading(Box<Acceptor>),
+    /// JS is choosing the context for this ClientHello.
+    Asking(Box<Accepted>, String),
+    /// The ClientHello was not taken: the next read reports it.
+    Failed(rustls::Error),
+}
+
 pub fn failure(e: &io::Error) -> Option<&TlsFailure> {
     e.get_ref().and_then(|e| e.downcast_ref::<TlsFailure>())
 }
@@ -81,6 +169,11 @@ pub struct TlsSession<S> {
     first_len: usize,
     eof: bool,
     announced: bool,
+    /// Key-log lines are collected (the server listened for 'keylog' when this began).
+    keylog: bool,
+    keylog_lines: Vec<Vec<u8>>,
+    /// node's SNICallback: until it has answered, `conn` is a placeholder never fed.
+    sni: Option<Sni>,
 }
 
 /// Records the first bytes read from the socket (only until the handshake is done).
@@ -112,7 +205,130 @@ impl<S: Read + Write> TlsSession<S> {
             first_len: 0,
             eof: false,
             announced: false,
+            keylog: false,
+            keylog_lines: Vec::new(),
+            sni: None,
         })
+    }
+
+    /// The server has an SNICallback: a ClientHello that names a server waits for JS.
+    pub fn ask_sni(&mut self) {
+        self.sni = Some(Sni::Reading(Box::default()));
+    }
+
+    /// The server name JS is asked about, while the handshake waits for its answer.
+    pub fn sni_name(&self) -> Option<&str> {
+        match &self.sni {
+            Some(Sni::Asking(_, name)) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// JS's answer: the handshake goes on with `ctx`'s certificates (None: the server's own).
+    /// A failure is reported by the next read.
+    pub fn answer_sni(&mut self, ctx: Option<&TlsContext>) {
+        let Some(Sni::Asking(accepted, _)) = self.sni.take() else {
+            return;
+        };
+        let config = match ctx {
+            Some(other) => self.ctx.config_with_keys(other),
+            None => self.ctx.config.clone(),
+        };
+        if self.keylog {
+            KEYLOG.with(|k| *k.borrow_mut() = Some(std::mem::take(&mut self.keylog_lines)));
+        }
+        let made = accepted.into_connection(config);
+        if self.keylog {
+            self.keylog_lines = KEYLOG.with(|k| k.borrow_mut().take()).unwrap_or_default();
+        }
+        match made {
+            Ok(conn) => {
+                self.conn = conn;
+                self.conn.set_buffer_limit(Some(BUFFER_LIMIT));
+                // The ServerHello goes out now: the client waits for it.
+                let _ = self.write_pending();
+            }
+            Err((e, mut alert)) => {
+                let _ = alert.write_all(&mut self.sock);
+                self.sni = Some(Sni::Failed(e));
+            }
+        }
+    }
+
+    /// The read of a handshake that waits for the SNICallback: the ClientHello is read (and
+    /// nothing more) until it is whole; a ClientHello without a name goes on at once.
+    fn read_sni(&mut self) -> io::Result<usize> {
+        loop {
+            let acceptor = match self.sni.as_mut() {
+                None => return Ok(0),
+                Some(Sni::Asking(..)) => return Err(ErrorKind::WouldBlock.into()),
+                Some(Sni::Failed(_)) => {
+                    let Some(Sni::Failed(e)) = self.sni.take() else {
+                        return Ok(0);
+                    };
+                    return Err(self.failed(e));
+                }
+                Some(Sni::Reading(a)) => a,
+            };
+            let mut rec = Recording {
+                sock: &mut self.sock,
+                first: &mut self.first,
+                first_len: &mut self.first_len,
+            };
+            match acceptor.read_tls(&mut rec) {
+                Ok(0) => return Err(io::Error::new(ErrorKind::InvalidData, HANG_UP)),
+                Ok(_) => {}
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+            match acceptor.accept() {
+                Ok(None) => continue,
+                Ok(Some(accepted)) => {
+                    let name = accepted.client_hello().server_name().map(str::to_string);
+                    match name {
+                        Some(name) => {
+                            self.sni = Some(Sni::Asking(Box::new(accepted), name));
+                            return Err(io::Error::other(SniRequest));
+                        }
+                        // node calls SNICallback only for a ClientHello with a name.
+                        None => {
+                            self.sni = Some(Sni::Asking(Box::new(accepted), String::new()));
+                            self.answer_sni(None);
+                            if self.sni.is_none() {
+                                return Ok(0);
+                            }
+                        }
+                    }
+                }
+                Err((e, mut alert)) => {
+                    let _ = alert.write_all(&mut self.sock);
+                    self.sni = None;
+                    return Err(self.failed(e));
+                }
+            }
+        }
+    }
+
+    /// Collect key-log lines for JS (node's 'keylog', for connections begun while the server
+    /// had a listener).
+    pub fn set_keylog(&mut self, on: bool) {
+        self.keylog = on;
+    }
+
+    /// The key-log lines made since the last call.
+    pub fn take_keylog(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.keylog_lines)
+    }
+
+    /// `process_new_packets`, with this session's key-log lines collected when it logs.
+    fn process(&mut self) -> Result<(), rustls::Error> {
+        if !self.keylog {
+            return self.conn.process_new_packets().map(|_| ());
+        }
+        KEYLOG.with(|k| *k.borrow_mut() = Some(std::mem::take(&mut self.keylog_lines)));
+        let r = self.conn.process_new_packets().map(|_| ());
+        self.keylog_lines = KEYLOG.with(|k| k.borrow_mut().take()).unwrap_or_default();
+        r
     }
 
     pub fn socket(&self) -> &S {
@@ -167,6 +383,18 @@ impl<S: Read + Write> TlsSession<S> {
         io::Error::new(ErrorKind::InvalidData, f)
     }
 
+    /// RFC 5705 keying material (node's exportKeyingMaterial); an error before the handshake
+    /// is done.
+    pub fn export_keying_material(
+        &self,
+        len: usize,
+        label: &[u8],
+        context: Option<&[u8]>,
+    ) -> Result<Vec<u8>, rustls::Error> {
+        self.conn
+            .export_keying_material(vec![0; len], label, context)
+    }
+
     pub fn session_info(&self) -> SessionInfo {
         let c = &self.conn;
         let protocol = c
@@ -208,8 +436,17 @@ impl<S: Read + Write> Read for TlsSession<S> {
     /// `buf` is full or the socket would block (the registration is edge-triggered: a short
     /// read must mean the socket is drained). Ok(0) is the end of the input.
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.sni.is_some() {
+            self.read_sni()?;
+            if self.sni.is_some() {
+                return Err(ErrorKind::WouldBlock.into());
+            }
+        }
         let mut filled = 0;
         loop {
+            if filled == 0 && !self.keylog_lines.is_empty() {
+                return Err(io::Error::other(KeylogReady));
+            }
             if !self.conn.is_handshaking() && !self.announced {
                 self.announced = true;
                 return Err(io::Error::other(HandshakeDone));
@@ -248,7 +485,7 @@ impl<S: Read + Write> Read for TlsSession<S> {
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             }
-            if let Err(e) = self.conn.process_new_packets() {
+            if let Err(e) = self.process() {
                 return Err(self.failed(e));
             }
             // Handshake messages (and anything else rustls answers) go out now, whether or

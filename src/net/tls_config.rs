@@ -3,6 +3,7 @@
 //! certificates (node's requestCert / rejectUnauthorized / ca), protocol versions, ALPN and
 //! session resumption. Built from PEM (or DER) bytes, as node's tls.createSecureContext takes.
 
+use super::tls_tickets::{NoInternalCache, Ticketer, DEFAULT_TIMEOUT};
 use rustls::client::danger::HandshakeSignatureValid;
 use rustls::crypto::{ring, CryptoProvider, WebPkiSupportedAlgorithms};
 use rustls::pki_types::pem::PemObject;
@@ -30,6 +31,18 @@ pub struct TlsSpec {
     pub alpn: Vec<Vec<u8>>,
     /// Session tickets (node's default; off with SSL_OP_NO_TICKET).
     pub tickets: bool,
+    /// The suites (IANA names), in the server's order of preference; empty: node's default
+    /// list (those of it rustls has, in its order).
+    pub ciphers: Vec<String>,
+    /// The server's suite order wins over the client's (node's honorCipherOrder, true
+    /// unless set false).
+    pub honor_cipher_order: bool,
+    /// Key exchange groups ('X25519', 'P-256', 'P-384'), in order; empty: all three.
+    pub groups: Vec<String>,
+    /// node's sessionTimeout, seconds: how long a ticket resumes (None: node's 300).
+    pub session_timeout: Option<u32>,
+    /// node's ticketKeys (48 bytes); None: random keys of this context's own.
+    pub ticket_keys: Option<Vec<u8>>,
 }
 
 pub const TLS12: u16 = 0x0303;
@@ -44,11 +57,101 @@ pub struct TlsContext {
     pub checker: Option<Arc<dyn ClientCertVerifier>>,
     pub request_cert: bool,
     pub reject_unauthorized: bool,
+    /// Seals this context's tickets (its keys are node's getTicketKeys / setTicketKeys).
+    pub ticketer: Arc<Ticketer>,
     sni: Arc<SniResolver>,
 }
 
 fn provider() -> Arc<CryptoProvider> {
     Arc::new(ring::default_provider())
+}
+
+/// tls.DEFAULT_CIPHERS's suites that rustls has, in its order (its HIGH brings the ChaCha20
+/// ones last).
+const NODE_DEFAULT_SUITES: [&str; 9] = [
+    "TLS_AES_256_GCM_SHA384",
+    "TLS_CHACHA20_POLY1305_SHA256",
+    "TLS_AES_128_GCM_SHA256",
+    "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+    "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+    "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+    "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+    "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+    "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+];
+
+/// The provider with the spec's suites and groups.
+fn provider_for(spec: &TlsSpec) -> Result<CryptoProvider, String> {
+    let mut p = ring::default_provider();
+    let names: Vec<&str> = if spec.ciphers.is_empty() {
+        NODE_DEFAULT_SUITES.to_vec()
+    } else {
+        spec.ciphers.iter().map(String::as_str).collect()
+    };
+    {
+        p.cipher_suites = names
+            .iter()
+            .map(|name| {
+                ring::ALL_CIPHER_SUITES
+                    .iter()
+                    .find(|s| cipher_names(s.suite()).1 == *name)
+                    .copied()
+                    .ok_or_else(|| format!("unknown cipher suite {name}"))
+            })
+            .collect::<Result<_, _>>()?;
+    }
+    if !spec.groups.is_empty() {
+        p.kx_groups = spec
+            .groups
+            .iter()
+            .map(|name| match name.as_str() {
+                "X25519" => Ok(ring::kx_group::X25519),
+                "P-256" => Ok(ring::kx_group::SECP256R1),
+                "P-384" => Ok(ring::kx_group::SECP384R1),
+                _ => Err(format!("unknown group {name}")),
+            })
+            .collect::<Result<_, _>>()?;
+    }
+    Ok(p)
+}
+
+/// The protocol versions of the spec's range that its suites allow, as node's
+/// createSecureContext settles them: a list without TLSv1.3 suites keeps OpenSSL's default
+/// ones, and one without TLSv1.2 suites raises the range to TLSv1.3 (TLSv1.2 alone without
+/// suites is an error here; OpenSSL fails each handshake instead).
+fn versions_for(
+    spec: &TlsSpec,
+    p: &mut CryptoProvider,
+) -> Result<Vec<&'static SupportedProtocolVersion>, String> {
+    use rustls::CipherSuite as C;
+    let is13 =
+        |s: &rustls::SupportedCipherSuite| matches!(s, rustls::SupportedCipherSuite::Tls13(_));
+    if !p.cipher_suites.iter().any(is13) {
+        for want in [
+            C::TLS13_AES_256_GCM_SHA384,
+            C::TLS13_CHACHA20_POLY1305_SHA256,
+            C::TLS13_AES_128_GCM_SHA256,
+        ] {
+            let found = ring::ALL_CIPHER_SUITES.iter().find(|s| s.suite() == want);
+            p.cipher_suites.extend(found);
+        }
+    }
+    let has12 = p.cipher_suites.iter().any(|s| !is13(s));
+    let in_range = |v: u16| v >= spec.min_version && v <= spec.max_version;
+    let mut wanted = Vec::new();
+    if in_range(TLS13) {
+        wanted.push(&rustls::version::TLS13);
+    }
+    if in_range(TLS12) && (has12 || wanted.is_empty()) {
+        if !has12 {
+            return Err("no cipher match".into());
+        }
+        wanted.push(&rustls::version::TLS12);
+    }
+    if wanted.is_empty() {
+        return Err("no protocol version".into());
+    }
+    Ok(wanted)
 }
 
 fn algorithms() -> WebPkiSupportedAlgorithms {
@@ -153,6 +256,16 @@ impl ResolvesServerCert for SniResolver {
     }
 }
 
+/// The certificates node's SNICallback chose for one connection.
+#[derive(Debug)]
+struct Chosen(Vec<Arc<CertifiedKey>>);
+
+impl ResolvesServerCert for Chosen {
+    fn resolve(&self, hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        pick(&self.0, &hello)
+    }
+}
+
 /// rejectUnauthorized false: the handshake takes any client certificate the client proves
 /// it holds (the signatures are checked); whether it chains to `ca` is told afterwards.
 #[derive(Debug)]
@@ -233,17 +346,8 @@ impl TlsContext {
             .iter()
             .map(|(c, k)| certified_key(c, k))
             .collect::<Result<Vec<_>, _>>()?;
-        let versions: Vec<&'static SupportedProtocolVersion> = [
-            (TLS13, &rustls::version::TLS13),
-            (TLS12, &rustls::version::TLS12),
-        ]
-        .into_iter()
-        .filter(|(v, _)| *v >= spec.min_version && *v <= spec.max_version)
-        .map(|(_, v)| v)
-        .collect();
-        if versions.is_empty() {
-            return Err("no protocol version".into());
-        }
+        let mut suites = provider_for(spec)?;
+        let versions = versions_for(spec, &mut suites)?;
         let store = roots(&spec.ca)?;
         let hints: Vec<DistinguishedName> = store.subjects();
         // node asks for a client certificate but takes whatever comes (OpenSSL's verify
@@ -267,18 +371,24 @@ impl TlsContext {
             own: keys.clone(),
             added: Mutex::new(Vec::new()),
         });
-        let mut config = ServerConfig::builder_with_provider(provider())
+        let mut config = ServerConfig::builder_with_provider(Arc::new(suites))
             .with_protocol_versions(&versions)
             .map_err(|e| e.to_string())?
             .with_client_cert_verifier(verifier)
             .with_cert_resolver(sni.clone());
         config.alpn_protocols = spec.alpn.clone();
-        // OpenSSL's server prefers its own cipher order only with honorCipherOrder; rustls
-        // always does, which changes no suite a client offering node's defaults gets.
-        config.ignore_client_order = true;
+        // node's tls.Server sets OpenSSL's server preference unless honorCipherOrder is false.
+        config.ignore_client_order = spec.honor_cipher_order;
+        let timeout = spec.session_timeout.unwrap_or(DEFAULT_TIMEOUT);
+        let ticketer = Arc::new(Ticketer::new(spec.ticket_keys.as_deref(), timeout)?);
         if spec.tickets {
-            config.ticketer = ring::Ticketer::new().map_err(|e| e.to_string())?;
+            config.ticketer = ticketer.clone();
         }
+        // node's contexts keep no session cache of their own (SSL_SESS_CACHE_NO_INTERNAL):
+        // without tickets a session resumes only through the app's 'newSession' /
+        // 'resumeSession' listeners.
+        config.session_storage = Arc::new(NoInternalCache);
+        config.key_log = Arc::new(super::tls::ThreadKeyLog);
         // No 0-RTT: early data is never accepted (node does not do it either).
         config.max_early_data_size = 0;
         Ok(TlsContext {
@@ -287,6 +397,7 @@ impl TlsContext {
             checker,
             request_cert: spec.request_cert,
             reject_unauthorized: spec.reject_unauthorized,
+            ticketer,
             sni,
         })
     }
@@ -297,6 +408,13 @@ impl TlsContext {
         if let Ok(mut added) = self.sni.added.lock() {
             added.push((hostname.to_string(), other.keys.clone()));
         }
+    }
+
+    /// This context's settings with `other`'s certificates (what node's SNICallback chose).
+    pub fn config_with_keys(&self, other: &TlsContext) -> Arc<ServerConfig> {
+        let mut config = (*self.config).clone();
+        config.cert_resolver = Arc::new(Chosen(other.keys.clone()));
+        Arc::new(config)
     }
 
     /// node's `authorizationError` for a client chain the handshake took without checking.

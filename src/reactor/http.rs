@@ -87,6 +87,19 @@ fn read_loop<S: Sink>(id: u64, drain: bool, scope: Ticks<'_, S>) {
                 }
             }
             ReadStep::Again => {}
+            ReadStep::Keylog => on_keylog::<S>(id),
+            ReadStep::Sni => {
+                let asked = with(|r| {
+                    let c = r.conn(id)?;
+                    let name = c.stream.tls()?.sni_name()?.to_string();
+                    Some((c.server, name))
+                })
+                .flatten();
+                if let Some((sid, name)) = asked {
+                    S::sni_request(sid, id, &name);
+                }
+                return;
+            }
             ReadStep::Secure => {
                 if !on_secure::<S>(id) {
                     return;
@@ -127,6 +140,22 @@ fn read_loop<S: Sink>(id: u64, drain: bool, scope: Ticks<'_, S>) {
         r.yielded.push(id);
         r.handles.start_idle();
     });
+}
+
+/// The key-log lines the handshake made so far go to JS (before 'secureConnection', as
+/// OpenSSL's keylog callback runs inside the handshake).
+fn on_keylog<S: Sink>(id: u64) {
+    let found = with(|r| {
+        let c = r.conn(id)?;
+        let sid = c.server;
+        Some((sid, c.stream.tls_mut()?.take_keylog()))
+    })
+    .flatten();
+    if let Some((sid, lines)) = found {
+        for line in lines {
+            S::keylog(sid, id, &line);
+        }
+    }
 }
 
 /// The handshake completed: JS hears of it ('secureConnection') before the first request, and

@@ -1,6 +1,9 @@
 //! Socket I/O: accepting, reading, writing the output queue, closing.
 
-use super::server::{S_HAS_CLIENT_ERROR, S_HAS_CONNECTION, S_HAS_DROP, S_KEEP_ALIVE, S_NO_DELAY};
+use super::server::{
+    S_HAS_CLIENT_ERROR, S_HAS_CONNECTION, S_HAS_DROP, S_HAS_KEYLOG, S_KEEP_ALIVE, S_NO_DELAY,
+    S_SNI_CALLBACK,
+};
 use super::sink::Sink;
 use super::slots;
 use super::state::*;
@@ -53,6 +56,10 @@ pub(super) enum ReadStep {
     Secure,
     /// The TLS session failed (a bad handshake, a client gone before it finished).
     TlsError(crate::net::tls::TlsFailure),
+    /// The TLS handshake has key-log lines for JS.
+    Keylog,
+    /// The TLS handshake waits for the SNICallback's answer.
+    Sni,
 }
 
 /// What became of a new connection.
@@ -90,7 +97,14 @@ impl Reactor {
         }
         if let Some(ctx) = tls {
             stream = match stream {
-                Stream::Tcp(tcp) => Stream::Tls(Box::new(tls::TlsSession::new(tcp, ctx).ok()?)),
+                Stream::Tcp(tcp) => {
+                    let mut t = tls::TlsSession::new(tcp, ctx).ok()?;
+                    t.set_keylog(flags & S_HAS_KEYLOG != 0);
+                    if flags & S_SNI_CALLBACK != 0 {
+                        t.ask_sni();
+                    }
+                    Stream::Tls(Box::new(t))
+                }
                 other => other,
             };
         }
@@ -174,6 +188,8 @@ impl Reactor {
                     }
                     Err(e) if e.kind() == ErrorKind::Interrupted => ReadStep::Again,
                     Err(e) if tls::is_handshake_done(&e) => ReadStep::Secure,
+                    Err(e) if tls::is_keylog_ready(&e) => ReadStep::Keylog,
+                    Err(e) if tls::is_sni_request(&e) => ReadStep::Sni,
                     Err(e) => match tls::failure(&e) {
                         Some(f) if c.stream.tls().is_some_and(|t| t.is_handshaking()) => {
                             ReadStep::TlsError(f.clone())

@@ -42,6 +42,10 @@ pub const S_RELAXED: u32 = 1 << 11;
 pub const S_UPGRADE_CALLBACK: u32 = 1 << 12;
 /// Node 26+: an Upgrade request's body goes through the request before the upgrade.
 pub const S_UPGRADE_BODY: u32 = 1 << 13;
+/// The server listens for 'keylog': new TLS connections hand their key-log lines to JS.
+pub const S_HAS_KEYLOG: u32 = 1 << 14;
+/// The server has an SNICallback: a ClientHello that names a server waits for JS's answer.
+pub const S_SNI_CALLBACK: u32 = 1 << 15;
 
 #[derive(Clone)]
 pub struct ServerCfg {

@@ -73,4 +73,9 @@ pub trait Sink {
     /// A TLS connection failed before its handshake completed: a bad handshake, a client gone
     /// or too slow (node's 'tlsClientError'). The connection is closed next.
     fn tls_client_error(sid: u32, id: u64, e: &crate::net::tls::TlsFailure);
+    /// One NSS key-log line of connection `id`'s handshake (node's 'keylog').
+    fn keylog(sid: u32, id: u64, line: &[u8]);
+    /// Connection `id`'s ClientHello named `servername` and the server has an SNICallback:
+    /// the handshake waits for `Reactor::sni_answer`.
+    fn sni_request(sid: u32, id: u64, servername: &str);
 }

@@ -127,6 +127,12 @@ impl Sink for TestSink {
     fn tls_client_error(_sid: u32, _id: u64, e: &crate::net::tls::TlsFailure) {
         record(Ev::Other(e.code));
     }
+    fn keylog(_sid: u32, _id: u64, _line: &[u8]) {
+        record(Ev::Other("keylog"));
+    }
+    fn sni_request(_sid: u32, _id: u64, _servername: &str) {
+        record(Ev::Other("sniRequest"));
+    }
 }
 
 /// The loop: a clock the test moves; a kick is a flag `turn` acts on.

@@ -111,6 +111,11 @@ fn pump_client(c: &mut ClientConnection, pipe: &std::cell::RefCell<Pipe>) {
     }
 }
 
+thread_local! {
+    /// The key-log lines `server_read` took.
+    static TAKEN: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Reads the server until it would block; returns (plaintext, handshake announced, error).
 fn server_read(s: &mut TlsSession<ServerEnd<'_>>) -> (Vec<u8>, bool, Option<io::Error>, bool) {
     let mut got = Vec::new();
@@ -121,6 +126,11 @@ fn server_read(s: &mut TlsSession<ServerEnd<'_>>) -> (Vec<u8>, bool, Option<io::
             Ok(0) => return (got, done, None, true),
             Ok(n) => got.extend_from_slice(&buf[..n]),
             Err(e) if is_handshake_done(&e) => done = true,
+            // Key-log lines are taken as the reactor takes them.
+            Err(e) if is_keylog_ready(&e) => {
+                let lines = s.take_keylog();
+                TAKEN.with(|t| t.borrow_mut().extend(lines));
+            }
             Err(e) if e.kind() == ErrorKind::WouldBlock => return (got, done, None, false),
             Err(e) => return (got, done, Some(e), false),
         }
@@ -450,4 +460,100 @@ fn alpn_and_sni_contexts() {
         "{}",
         info.cipher.0
     );
+}
+
+#[test]
+fn keylog_lines_of_a_session_that_logs() {
+    assert_eq!(
+        keylog_line("CLIENT_RANDOM", &[0, 0xab], &[0x10, 0xff]),
+        b"CLIENT_RANDOM 00ab 10ff\n"
+    );
+    for (version, labels) in [
+        (&rustls::version::TLS12, &["CLIENT_RANDOM"][..]),
+        (
+            &rustls::version::TLS13,
+            &[
+                "CLIENT_HANDSHAKE_TRAFFIC_SECRET",
+                "CLIENT_TRAFFIC_SECRET_0",
+                "EXPORTER_SECRET",
+                "SERVER_HANDSHAKE_TRAFFIC_SECRET",
+                "SERVER_TRAFFIC_SECRET_0",
+            ][..],
+        ),
+    ] {
+        let pipe = pipe(1 << 20);
+        let mut s = session(&pipe, &spec());
+        s.set_keylog(true);
+        // Another session of the same context that does not log sees none of them.
+        let quiet_pipe = self::pipe(1 << 20);
+        let mut quiet = TlsSession::new(ServerEnd(&quiet_pipe), s.ctx.clone()).unwrap();
+        let mut c = client(client_config(&[version]));
+        handshake(&mut s, &mut c, &pipe);
+        let lines = TAKEN.with(|t| std::mem::take(&mut *t.borrow_mut()));
+        let mut c2 = client(client_config(&[version]));
+        handshake(&mut quiet, &mut c2, &quiet_pipe);
+        assert!(TAKEN.with(|t| t.borrow().is_empty()));
+        let mut got: Vec<String> = lines
+            .iter()
+            .map(|l| {
+                String::from_utf8_lossy(l)
+                    .split(' ')
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        got.sort();
+        assert_eq!(got, labels);
+        assert!(lines.iter().all(|l| l.ends_with(b"\n")));
+    }
+}
+
+#[test]
+fn sni_callback_chooses_the_certificate_after_the_client_hello() {
+    let ctx = Arc::new(TlsContext::new(&spec()).unwrap());
+    let mut other = spec();
+    other.pairs = vec![(
+        fixture("server-ecdsa-cert.pem"),
+        fixture("server-ecdsa-key.pem"),
+    )];
+    let other = TlsContext::new(&other).unwrap();
+    for answer in [Some(&other), None] {
+        let pipe = pipe(1 << 20);
+        let mut s = TlsSession::new(ServerEnd(&pipe), ctx.clone()).unwrap();
+        s.ask_sni();
+        let mut c = client(client_config(&[&rustls::version::TLS12]));
+        pump_client(&mut c, &pipe);
+        let mut buf = [0u8; 64];
+        let e = s.read(&mut buf).unwrap_err();
+        assert!(is_sni_request(&e), "{e:?}");
+        assert_eq!(s.sni_name(), Some("localhost"));
+        // Until the answer the handshake waits, whatever arrives.
+        let e = s.read(&mut buf).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::WouldBlock);
+        s.answer_sni(answer);
+        assert_eq!(s.sni_name(), None);
+        handshake(&mut s, &mut c, &pipe);
+        let kind = if answer.is_some() {
+            "ECDHE-ECDSA"
+        } else {
+            "ECDHE-RSA"
+        };
+        let info = s.session_info();
+        assert!(info.cipher.0.starts_with(kind), "{}", info.cipher.0);
+        assert_eq!(info.servername.as_deref(), Some("localhost"));
+    }
+}
+
+#[test]
+fn sni_callback_with_a_plain_http_client() {
+    let pipe = pipe(1 << 20);
+    let mut s = session(&pipe, &spec());
+    s.ask_sni();
+    pipe.borrow_mut()
+        .to_server
+        .extend(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    let mut buf = [0u8; 64];
+    let e = s.read(&mut buf).unwrap_err();
+    assert_eq!(failure(&e).map(|f| f.code), Some("ERR_SSL_HTTP_REQUEST"));
 }
