@@ -201,9 +201,10 @@ test('a plain HTTP client is a clientError where someone listens', { timeout: 20
   });
 
 for (const [label, extra] of [
-  ['ciphers', { ciphers: 'ECDHE-RSA-AES128-GCM-SHA256' }],
-  ['ecdhCurve', { ecdhCurve: 'P-256' }],
-  ['SNICallback', { SNICallback: (name, cb) => cb(null, null) }],
+  // OpenSSL's aliases and groups the native layer cannot honour exactly.
+  ['ciphers: HIGH', { ciphers: 'HIGH' }],
+  ['ecdhCurve: X448', { ecdhCurve: 'X448' }],
+  ['secureOptions', { secureOptions: require('node:crypto').constants.SSL_OP_NO_TICKET }],
 ]) {
   test(`{ ${label} } makes node's own https server, which serves`, { timeout: 20000 },
     async () => {
@@ -219,6 +220,92 @@ for (const [label, extra] of [
       await close(server);
     });
 }
+
+// Options the native layer honours: the server stays fast-http's and serves as node's does.
+const encryptedKey = require('node:crypto').createPrivateKey(key)
+  .export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'secret' });
+for (const [label, extra] of [
+  ['ciphers (one suite)', { ciphers: 'ECDHE-RSA-AES128-GCM-SHA256:TLS_AES_128_GCM_SHA256' }],
+  ['ecdhCurve', { ecdhCurve: 'P-256:X25519' }],
+  ['honorCipherOrder: false', { honorCipherOrder: false }],
+  ['sessionTimeout and ticketKeys', { sessionTimeout: 60, ticketKeys: Buffer.alloc(48, 7) }],
+  ['a passphrase-protected key', { key: encryptedKey, passphrase: 'secret' }],
+  ['{ pem, passphrase } keys', { key: [{ pem: encryptedKey, passphrase: 'secret' }] }],
+  ['SNICallback', { SNICallback: (name, cb) => cb(null, null) }],
+]) {
+  test(`{ ${label} } is served natively, as node's serves it`, { timeout: 20000 }, async () => {
+    const r = await both(async (https) => {
+      const server = https.createServer({ key, cert, ...extra }, echo);
+      const port = await listen(server);
+      const res = await request(port);
+      const native = fastHttp.isFastHttpServer(server);
+      await close(server);
+      return { status: res.status, text: res.text, native };
+    });
+    assert.deepEqual(r['node:https'], { status: 200, text: 'GET /x ', native: false });
+    assert.deepEqual(r['fast-http'], { status: 200, text: 'GET /x ', native: true });
+  });
+}
+
+test('SNICallback chooses the certificate by server name (a SecureContext, none, an error)',
+  { timeout: 20000 }, async () => {
+    const ecdsa = tls.createSecureContext({
+      key: read('server-ecdsa-key.pem'), cert: read('server-ecdsa-cert.pem'),
+    });
+    const r = await both(async (https) => {
+      const seen = [];
+      const server = https.createServer({
+        key, cert,
+        SNICallback(name, cb) {
+          seen.push(name);
+          // Answered later, as apps that look certificates up do.
+          setImmediate(() => {
+            if (name === 'bad.test') cb(new Error('no certificate for bad.test'));
+            else cb(null, name === 'ecdsa.test' ? ecdsa : null);
+          });
+        },
+      }, echo);
+      const errors = [];
+      server.on('tlsClientError', (err) => errors.push(err.message));
+      const port = await listen(server);
+      const keyType = (servername) => new Promise((resolve) => {
+        const sock = tls.connect({ host: '127.0.0.1', port, servername, ca, checkServerIdentity: () => undefined });
+        sock.on('secureConnect', () => {
+          const type = sock.getPeerX509Certificate().publicKey.asymmetricKeyType;
+          sock.end();
+          resolve(type);
+        });
+        sock.on('error', (err) => resolve(`error ${err.code}`));
+      });
+      const out = {
+        ecdsa: await keyType('ecdsa.test'),
+        other: await keyType('localhost'),
+        bad: await keyType('bad.test'),
+      };
+      await close(server);
+      return { ...out, seen, errors };
+    });
+    assert.deepEqual(r['node:https'].ecdsa, 'ec');
+    assert.deepEqual(r['fast-http'], r['node:https']);
+  });
+
+test('getTicketKeys / setTicketKeys', { timeout: 20000 }, async () => {
+  const r = await both(async (https) => {
+    const server = https.createServer({ key, cert, ticketKeys: Buffer.alloc(48, 1) });
+    const first = server.getTicketKeys();
+    server.setTicketKeys(Buffer.alloc(48, 2));
+    const errors = [];
+    for (const bad of ['x', Buffer.alloc(10)]) {
+      try {
+        server.setTicketKeys(bad);
+      } catch (err) {
+        errors.push(err.code);
+      }
+    }
+    return { first: first.toString('hex'), second: server.getTicketKeys().toString('hex'), errors };
+  });
+  assert.deepEqual(r['fast-http'], r['node:https']);
+});
 
 test('a native https server counts in httpsServersCreated only', { timeout: 10000 }, () => {
   const before = { ...stats.counters };

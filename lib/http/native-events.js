@@ -195,9 +195,11 @@ function onKeylog(sid, id, line) {
 function onSniRequest(sid, id, servername) {
   const server = servers[sid];
   if (server === undefined) return;
-  const ask = server[kSniRequest];
-  if (typeof ask === 'function') ask(socketFor(server, id), servername);
-  else binding.tlsSniAnswer(id, 0);
+  if (typeof server[kSniRequest] === 'function') {
+    server[kSniRequest](socketFor(server, id), servername);
+  } else {
+    binding.tlsSniAnswer(id, 0);
+  }
 }
 
 function throwError(err) {

@@ -6,7 +6,7 @@
 const {
   S_HAS_CONNECTION, S_HAS_TIMEOUT, S_HAS_UPGRADE,
   S_HAS_CONNECT, S_NO_DELAY, S_KEEP_ALIVE, S_HALF_OPEN,
-  S_LENIENT, S_HAS_CLIENT_ERROR, S_HAS_DROP, S_RELAXED, S_UPGRADE_BODY,
+  S_LENIENT, S_HAS_CLIENT_ERROR, S_HAS_DROP, S_RELAXED, S_UPGRADE_BODY, S_HAS_KEYLOG,
 } = require('../internal/native').flags;
 const net = require('node:net');
 const { binding, servers, defaults } = require('../internal/native');
@@ -58,6 +58,8 @@ const LISTENER_FLAGS = {
   connect: S_HAS_CONNECT,
   clientError: S_HAS_CLIENT_ERROR,
   drop: S_HAS_DROP,
+  // TLS key log lines are collected only for a server with a listener, as node's.
+  keylog: S_HAS_KEYLOG,
 };
 
 /**

@@ -1,20 +1,22 @@
 'use strict';
 // Which https servers the addon's TLS layer serves: the options it implements (key / cert
-// pairs without a passphrase, ca, requestCert, rejectUnauthorized, TLSv1.2 / TLSv1.3,
-// ALPNProtocols, handshakeTimeout) become its TlsSpec; any other TLS option that asks for
-// something (a cipher list, pfx, SNICallback, ticket keys, ...) makes the server node's own.
+// pairs, passphrase-protected keys opened here, ca, requestCert, rejectUnauthorized, TLSv1.2 /
+// TLSv1.3, ciphers and ecdhCurve that map exactly (lib/internal/tls-ciphers.js),
+// honorCipherOrder, ALPNProtocols, sessionTimeout, ticketKeys, SNICallback, handshakeTimeout)
+// become its TlsSpec; any other TLS option that asks for something (pfx, secureOptions, PSK,
+// ...) makes the server node's own.
 const tls = require('node:tls');
 const { X509Certificate, createPrivateKey } = require('node:crypto');
+const { toSuites, toGroups } = require('../internal/tls-ciphers');
 
 /** TLS options the addon does not implement: set to anything but undefined, node serves. */
 const FALLBACK_OPTIONS = [
-  'pfx', 'passphrase', 'ciphers', 'ecdhCurve', 'secureOptions', 'secureProtocol', 'sigalgs',
-  'SNICallback', 'sessionTimeout', 'ticketKeys', 'pskCallback', 'pskIdentityHint', 'crl',
+  'pfx', 'secureOptions', 'secureProtocol', 'sigalgs', 'pskCallback', 'pskIdentityHint', 'crl',
   'dhparam', 'privateKeyEngine', 'privateKeyIdentifier', 'clientCertEngine', 'secureContext',
   'sessionIdContext', 'ALPNCallback', 'privateKeyOptions',
 ];
 /** Boolean TLS options whose default (false) the addon has. */
-const FALSE_BY_DEFAULT = ['enableTrace', 'honorCipherOrder', 'allowPartialTrustChain'];
+const FALSE_BY_DEFAULT = ['enableTrace', 'allowPartialTrustChain'];
 
 const VERSIONS = { __proto__: null, 'TLSv1.2': 0x0303, 'TLSv1.3': 0x0304 };
 
@@ -59,19 +61,30 @@ function alpnNames(v) {
 }
 
 /**
+ * A passphrase-protected key as unencrypted PKCS#8 PEM for the addon (node's crypto opens it
+ * as OpenSSL would for the context; tls.createSecureContext has already refused a wrong
+ * passphrase), or the bytes as they are when they are not encrypted.
+ */
+function openKey(bytes, passphrase) {
+  try {
+    return Buffer.from(createPrivateKey({ key: bytes, passphrase })
+      .export({ type: 'pkcs8', format: 'pem' }));
+  } catch {
+    return null;
+  }
+}
+
+/**
  * (certificate, key) pairs as the addon takes them: OpenSSL matches each key with the
  * certificate of its public key, whatever the order they came in.
  */
 function keyPairs(options) {
   const keys = [];
   for (const k of toArray(options.key)) {
-    if (k !== null && typeof k === 'object' && !ArrayBuffer.isView(k)) {
-      // { pem, passphrase }: an encrypted key is OpenSSL's to open.
-      if (k.passphrase !== undefined) return null;
-      keys.push(toBytes(k.pem));
-    } else {
-      keys.push(toBytes(k));
-    }
+    const object = k !== null && typeof k === 'object' && !ArrayBuffer.isView(k);
+    const bytes = toBytes(object ? k.pem : k);
+    const passphrase = object && k.passphrase !== undefined ? k.passphrase : options.passphrase;
+    keys.push(bytes === null || passphrase === undefined ? bytes : openKey(bytes, passphrase));
   }
   const certs = toArray(options.cert).map(toBytes);
   if (keys.length === 0 || keys.includes(null) || certs.includes(null)) return null;
@@ -89,6 +102,38 @@ function keyPairs(options) {
     return null;
   }
   return pairs;
+}
+
+/**
+ * The suites, groups, order and session settings of the spec (absent fields: node's
+ * defaults), or null when one cannot be honoured exactly.
+ */
+function cipherTuning(options) {
+  // A SNICallback that is not a function: node's server throws for it.
+  if (options.SNICallback !== undefined && typeof options.SNICallback !== 'function') return null;
+  const out = {};
+  if (options.ciphers !== undefined) {
+    const suites = toSuites(options.ciphers);
+    if (suites === null) return null;
+    out.ciphers = suites;
+  }
+  if (options.ecdhCurve !== undefined) {
+    const groups = toGroups(options.ecdhCurve);
+    if (groups === null) return null;
+    out.groups = groups;
+  }
+  // tls.Server: the server's order unless honorCipherOrder is false.
+  if (options.honorCipherOrder !== undefined) out.honorCipherOrder = !!options.honorCipherOrder;
+  if (options.sessionTimeout !== undefined) {
+    // node takes an int32 of seconds (createSecureContext has validated it).
+    out.sessionTimeout = options.sessionTimeout;
+  }
+  if (options.ticketKeys !== undefined) {
+    const keys = toBytes(options.ticketKeys);
+    if (keys === null || keys.length !== 48) return null;
+    out.ticketKeys = keys;
+  }
+  return out;
 }
 
 /**
@@ -118,6 +163,8 @@ function nativeTls(options) {
   // node's https.Server spreads the options over its default: one set to undefined is none.
   const alpn = 'ALPNProtocols' in options ? alpnNames(options.ALPNProtocols) : DEFAULT_ALPN;
   if (alpn === null) return null;
+  const tuning = cipherTuning(options);
+  if (tuning === null) return null;
   // Node's own validation, and errors, for what it would refuse.
   tls.createSecureContext(options);
   const pairs = keyPairs(options);
@@ -125,6 +172,7 @@ function nativeTls(options) {
   return {
     spec: {
       pairs, ca, requestCert, rejectUnauthorized, minVersion, maxVersion, alpn, tickets: true,
+      ...tuning,
     },
     handshakeTimeout,
     requestCert,

@@ -12,10 +12,14 @@ const {
 const { kNativeSid } = require('../http/listen');
 const { sameInstances } = require('../internal/node-internals');
 const errors = require('../internal/errors');
-const { kSid, kTlsServer, kSecureSocket } = require('../internal/symbols');
+const {
+  kSid, kTlsServer, kSecureSocket, kSniRequest, kId, kConfig,
+} = require('../internal/symbols');
+const { S_SNI_CALLBACK } = require('../internal/native').flags;
 const stats = require('../internal/stats');
 const { nativeTls } = require('./options');
 const { installTls } = require('./tls-socket');
+const { optionsOf } = require('./secure-contexts');
 
 const NodeHttpsServer = https.Server;
 
@@ -24,6 +28,7 @@ const NodeHttpsServer = https.Server;
 const contexts = new FinalizationRegistry((state) => {
   binding.tlsContextFree(state.ctx);
   for (const [, other] of state.added) binding.tlsContextFree(other);
+  for (const other of state.sniContexts) binding.tlsContextFree(other);
 });
 
 function Server(options, requestListener) {
@@ -59,12 +64,20 @@ function Server(options, requestListener) {
     config: { handshakeTimeout: decided.handshakeTimeout },
     requestCert: decided.requestCert,
     ownCert: decided.ownCert,
+    // SNICallback's contexts, made once per SecureContext it answers with.
+    sni: new WeakMap(),
+    sniContexts: [],
   };
   contexts.register(this, state);
   initServer.call(this, options, requestListener);
   // tls.Server's fields that code reads.
   this.requestCert = decided.requestCert;
   this.rejectUnauthorized = decided.rejectUnauthorized;
+  if (typeof options.SNICallback === 'function') {
+    this._SNICallback = options.SNICallback;
+    this[kSniRequest] = sniRequest;
+    this[kConfig].flags |= S_SNI_CALLBACK;
+  }
   // tls.Server's 'secureConnection' listener (node's https server serves HTTP from it), so
   // the listener count is node's; the TLS surface is given before the event (kSecureSocket).
   this.on('secureConnection', onSecureConnection);
@@ -108,8 +121,12 @@ Server.prototype[kNativeSid] = function nativeSid() {
 function contextFrom(method, options, spec) {
   const proto = options !== null && typeof options === 'object' ?
     Object.getPrototypeOf(options) : undefined;
-  // A SecureContext (tls.createSecureContext's) keeps its keys inside OpenSSL.
-  const decided = proto === Object.prototype || proto === null ? nativeTls(options) : null;
+  // A SecureContext (tls.createSecureContext's) keeps its keys inside OpenSSL: the options it
+  // was made with are what the addon can take.
+  const plain = proto === Object.prototype || proto === null;
+  const from = plain ? options.secureContext === undefined ? options :
+    optionsOf(options.secureContext) : optionsOf(options);
+  const decided = from === undefined ? null : nativeTls(from);
   if (decided === null) {
     const err = new Error(`${method}: these options need node's own TLS, which this server ` +
       'does not use (fast-http chose its native TLS from the options createServer had)');
@@ -143,6 +160,63 @@ Server.prototype.setSecureContext = function setSecureContext(options) {
   state.ctx = ctx;
   state.ownCert = ownCert;
   if (this[kSid] >= 0) binding.serverSetTls(this[kSid], ctx);
+};
+
+/**
+ * tls.Server's loadSNI for a ClientHello that named `servername`: the app's SNICallback
+ * chooses the context (a SecureContext, or nothing for the server's own); the handshake waits
+ * in the addon until it answers. An error, or a context the addon cannot serve, fails the
+ * handshake with 'tlsClientError', as node's does with the callback's error.
+ */
+function sniRequest(socket, servername) {
+  const server = this;
+  let answered = false;
+  const answer = (err, context) => {
+    if (answered) return;
+    answered = true;
+    const id = socket[kId];
+    if (err) {
+      binding.tlsSniAnswer(id, -1);
+      server.emit('tlsClientError', err, socket);
+      return;
+    }
+    if (!context) {
+      binding.tlsSniAnswer(id, 0);
+      return;
+    }
+    const state = server[kTlsServer];
+    let ctx = state.sni.get(context);
+    if (ctx === undefined) {
+      try {
+        ctx = contextFrom('SNICallback', context, state.spec).ctx;
+      } catch (e) {
+        binding.tlsSniAnswer(id, -1);
+        server.emit('tlsClientError', e, socket);
+        return;
+      }
+      state.sni.set(context, ctx);
+      state.sniContexts.push(ctx);
+    }
+    binding.tlsSniAnswer(id, ctx);
+  };
+  this._SNICallback(servername, answer);
+}
+
+// tls.Server's session ticket keys (48 bytes: name, HMAC and AES keys in node's layout; the
+// addon seals tickets with them, so servers sharing keys resume each other's sessions).
+Server.prototype.getTicketKeys = function getTicketKeys() {
+  return binding.tlsGetTicketKeys(this[kTlsServer].ctx);
+};
+
+Server.prototype.setTicketKeys = function setTicketKeys(keys) {
+  if (!ArrayBuffer.isView(keys)) {
+    throw errors.ERR_INVALID_ARG_TYPE('buffer',
+      'an instance of Buffer, TypedArray, or DataView', keys);
+  }
+  if (keys.byteLength !== 48) {
+    throw errors.ERR_INTERNAL_ASSERTION('Session ticket keys must be a 48-byte buffer');
+  }
+  binding.tlsSetTicketKeys(this[kTlsServer].ctx, keys);
 };
 
 Server.prototype[kSecureSocket] = function secureSocket(socket) {

@@ -77,6 +77,10 @@ const errors = define({
   ERR_HTTP_SOCKET_ENCODING: [Error,
     () => 'Changing the socket encoding is not allowed per RFC7230 Section 3.'],
   ERR_HTTP_TRAILER_INVALID: [Error, () => 'Trailers are invalid with this transfer encoding'],
+  // node's internal assert(), which tls.Server's setTicketKeys uses for the key length.
+  ERR_INTERNAL_ASSERTION: [Error, (message) => `${message}\nThis is caused by either a bug in ` +
+    'Node.js or incorrect usage of Node.js internals.\nPlease open an issue with this stack ' +
+    'trace at https://github.com/nodejs/node/issues\n'],
   ERR_TLS_REQUIRED_SERVER_NAME: [Error,
     () => '"servername" is required parameter for Server.addContext'],
 });
