@@ -11,7 +11,8 @@ const net = require('node:net');
 const tls = require('node:tls');
 const { X509Certificate } = require('node:crypto');
 const { FastSocket } = require('../http/socket');
-const { kTlsSession, kTlsServer } = require('../internal/symbols');
+const { kTlsSession, kTlsServer, kId } = require('../internal/symbols');
+const { binding } = require('../internal/native');
 
 /** node's legacy certificate object for DER bytes (translatePeerCertificate's shape). */
 function legacyObject(der) {
@@ -94,6 +95,18 @@ proto.getSession = function getSession() {
 
 proto.getTLSTicket = function getTLSTicket() {
   return undefined;
+};
+
+// TLSSocket's own method (node's argument checks and ERR_TLS_INVALID_STATE before the
+// handshake), run against a stand-in handle whose keying material comes from the addon.
+const exportKeyingMaterial = tls.TLSSocket.prototype.exportKeyingMaterial;
+proto.exportKeyingMaterial = function exportKeyingMaterial_(length, label, context) {
+  const id = this[kId];
+  const handle = {
+    exportKeyingMaterial: (n, l, c) => binding.tlsExportKeyingMaterial(id, n, l, c),
+  };
+  return Reflect.apply(exportKeyingMaterial,
+    { _secureEstablished: this._secureEstablished, _handle: handle }, arguments);
 };
 
 proto.getEphemeralKeyInfo = function getEphemeralKeyInfo() {
