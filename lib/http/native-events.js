@@ -7,6 +7,7 @@ const { binding, servers, sockets, init } = require('../internal/native');
 const { MODE_HTTP } = require('./socket');
 const { setTrailerBlock } = require('./incoming');
 const diagnostics = require('./diagnostics');
+const stats = require('../internal/stats');
 const {
   socketFor, newRequest, parserOnIncoming, clientError,
 } = require('./server-logic');
@@ -164,8 +165,10 @@ function onSecure(sid, id, session) {
   if (server === undefined) return;
   const socket = socketFor(server, id);
   socket[kTlsSession] = session;
-  // node's 'secureConnection' gets a TLSSocket that is one already.
-  server[kSecureSocket](socket);
+  // node's 'secureConnection' gets a TLSSocket that is one already (a plain server the
+  // addon's TLS was set on directly has no TLSSocket surface to give).
+  server[kSecureSocket]?.(socket, true);
+  stats.tlsHandshake();
   server.emit('secureConnection', socket);
 }
 
@@ -178,7 +181,10 @@ function onTlsClientError(sid, id, code, message) {
   if (server === undefined || server.listenerCount('tlsClientError') === 0) return;
   const err = new Error(message);
   err.code = code;
-  server.emit('tlsClientError', err, socketFor(server, id));
+  const socket = socketFor(server, id);
+  // node's 'tlsClientError' (and the 'clientError' it becomes) gets the TLSSocket.
+  server[kSecureSocket]?.(socket, false);
+  server.emit('tlsClientError', err, socket);
 }
 
 function throwError(err) {

@@ -15,7 +15,7 @@ const errors = require('../internal/errors');
 const { kSid, kTlsServer, kSecureSocket } = require('../internal/symbols');
 const stats = require('../internal/stats');
 const { nativeTls } = require('./options');
-const { installTls } = require('./tls-socket');
+const { installTls, installPendingTls } = require('./tls-socket');
 
 const NodeHttpsServer = https.Server;
 
@@ -70,8 +70,6 @@ function Server(options, requestListener) {
   this.on('secureConnection', onSecureConnection);
   // node's https.Server: a failed handshake is a 'clientError' where someone listens.
   this.on('tlsClientError', function addListener(err, conn) {
-    // TLSSocket's field, which tells code the handshake did not complete.
-    conn._secureEstablished = false;
     if (!this.emit('clientError', err, conn)) conn.destroy();
   });
 }
@@ -145,8 +143,10 @@ Server.prototype.setSecureContext = function setSecureContext(options) {
   if (this[kSid] >= 0) binding.serverSetTls(this[kSid], ctx);
 };
 
-Server.prototype[kSecureSocket] = function secureSocket(socket) {
-  installTls(socket, this[kTlsServer].requestCert);
+/** The TLSSocket surface for a connection whose handshake completed (`established`) or failed. */
+Server.prototype[kSecureSocket] = function secureSocket(socket, established) {
+  if (established) installTls(socket, this[kTlsServer].requestCert);
+  else installPendingTls(socket);
 };
 
 function onSecureConnection() {}

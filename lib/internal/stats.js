@@ -9,7 +9,7 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 const counters = {
   serversCreated: 0, fallbackConnections: 0, injectedConnections: 0, httpsServersCreated: 0,
-  httpsFallbackServers: 0,
+  httpsFallbackServers: 0, tlsHandshakes: 0,
 };
 let hooked = false;
 let written = false;
@@ -30,6 +30,7 @@ function write(file) {
     injectedConnections: counters.injectedConnections,
     httpsServersCreated: counters.httpsServersCreated,
     httpsFallbackServers: counters.httpsFallbackServers,
+    tlsHandshakes: counters.tlsHandshakes,
   };
   try {
     fs.appendFileSync(file, JSON.stringify(line) + '\n');
@@ -78,4 +79,11 @@ function httpsServerCreated(fallback) {
   hook();
 }
 
-module.exports = { counters, hook, serverCreated, fallbackConnection, httpsServerCreated };
+/** A handshake completed on fast-http's native TLS (one per 'secureConnection'). */
+function tlsHandshake() {
+  counters.tlsHandshakes++;
+}
+
+module.exports = {
+  counters, hook, serverCreated, fallbackConnection, httpsServerCreated, tlsHandshake,
+};
