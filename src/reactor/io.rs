@@ -89,10 +89,10 @@ impl Reactor {
             return Some(Admit::Dropped(addrs));
         }
         if let Some(ctx) = tls {
-            stream = match stream {
-                Stream::Tcp(tcp) => Stream::Tls(Box::new(tls::TlsSession::new(tcp, ctx).ok()?)),
-                other => other,
-            };
+            // node's https serves a Unix-domain listener over TLS too.
+            if !matches!(stream, Stream::Tls(_)) {
+                stream = Stream::Tls(Box::new(tls::TlsSession::new(stream, ctx).ok()?));
+            }
         }
         stream.set_nodelay(flags & S_NO_DELAY != 0);
         if flags & S_KEEP_ALIVE != 0 {
