@@ -103,6 +103,8 @@ function nativeTls(options) {
   for (const name of FALSE_BY_DEFAULT) {
     if (options[name] !== undefined && options[name] !== false) return null;
   }
+  // Node's own validation, and errors, for what it would refuse.
+  tls.createSecureContext(options);
   const minVersion = VERSIONS[options.minVersion ?? tls.DEFAULT_MIN_VERSION];
   const maxVersion = VERSIONS[options.maxVersion ?? tls.DEFAULT_MAX_VERSION];
   if (minVersion === undefined || maxVersion === undefined) return null;
@@ -111,15 +113,14 @@ function nativeTls(options) {
   const requestCert = options.requestCert === true;
   // tls.Server: rejectUnauthorized unless it is false.
   const rejectUnauthorized = options.rejectUnauthorized !== false;
-  const ca = toArray(options.ca).map(toBytes);
+  // configSecureContext: `if (ca)`, so a falsy ca (false, '') is none.
+  const ca = options.ca ? toArray(options.ca).map(toBytes) : [];
   if (ca.includes(null)) return null;
   // Without a ca, OpenSSL checks client certificates against its default roots.
   if (requestCert && ca.length === 0) return null;
   // node's https.Server spreads the options over its default: one set to undefined is none.
   const alpn = 'ALPNProtocols' in options ? alpnNames(options.ALPNProtocols) : DEFAULT_ALPN;
   if (alpn === null) return null;
-  // Node's own validation, and errors, for what it would refuse.
-  tls.createSecureContext(options);
   const pairs = keyPairs(options);
   if (pairs === null) return null;
   return {

@@ -46,9 +46,11 @@ function Server(options, requestListener) {
     }
   }
   if (ctx < 0) {
+    // A constructor returning an object makes `new Server()` that object. Counted once made:
+    // options node's constructor refuses make no server.
+    const server = new NodeHttpsServer(options, requestListener);
     stats.httpsServerCreated(true);
-    // A constructor returning an object makes `new Server()` that object.
-    return new NodeHttpsServer(options, requestListener);
+    return server;
   }
   stats.httpsServerCreated(false);
   const state = this[kTlsServer] = {
