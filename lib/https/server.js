@@ -5,6 +5,8 @@
 // options.js) make createServer / `new Server` return node's own https.Server, which then
 // serves everything as node does (counted as httpsFallbackServers in the stats line).
 const https = require('node:https');
+const tls = require('node:tls');
+const { createHash } = require('node:crypto');
 const { binding } = require('../internal/native');
 const {
   Server: FastServer, initServer, fastPrototypes,
@@ -64,9 +66,19 @@ function Server(options, requestListener) {
   };
   contexts.register(this, state);
   initServer.call(this, options, requestListener);
-  // tls.Server's fields that code reads.
+  // tls.Server's fields (its constructor's, then setSecureContext's), which code reads.
+  this._contexts = [];
   this.requestCert = decided.requestCert;
   this.rejectUnauthorized = decided.rejectUnauthorized;
+  this.ALPNCallback = options.ALPNCallback;
+  if (options.sessionTimeout) this.sessionTimeout = options.sessionTimeout;
+  if (options.ticketKeys) this.ticketKeys = options.ticketKeys;
+  // https.Server's default is spread under the options: an own ALPNProtocols, even
+  // undefined, replaces it.
+  const alpn = 'ALPNProtocols' in options || options.ALPNCallback ?
+    options.ALPNProtocols : DEFAULT_ALPN;
+  if (alpn) tls.convertALPNProtocols(alpn, this);
+  setTlsFields(this, options);
   // tls.Server's 'secureConnection' listener (node's https server serves HTTP from it), so
   // the listener count is node's; the TLS surface is given before the event (kSecureSocket).
   this.on('secureConnection', onSecureConnection);
@@ -74,6 +86,38 @@ function Server(options, requestListener) {
   this.on('tlsClientError', function addListener(err, conn) {
     if (!this.emit('clientError', err, conn)) conn.destroy();
   });
+}
+
+const DEFAULT_ALPN = ['http/1.1'];
+let defaultSessionIdContext;
+
+/** The fields tls.Server's setSecureContext sets from `options` (all but _sharedCreds). */
+function setTlsFields(server, options) {
+  server.pfx = options.pfx || undefined;
+  server.key = options.key || undefined;
+  server.passphrase = options.passphrase || undefined;
+  server.cert = options.cert || undefined;
+  server.clientCertEngine = options.clientCertEngine || undefined;
+  server.ca = options.ca || undefined;
+  server.minVersion = options.minVersion || undefined;
+  server.maxVersion = options.maxVersion || undefined;
+  server.secureProtocol = options.secureProtocol || undefined;
+  server.crl = options.crl || undefined;
+  server.sigalgs = options.sigalgs;
+  server.ciphers = options.ciphers || undefined;
+  server.ecdhCurve = options.ecdhCurve;
+  server.dhparam = options.dhparam || undefined;
+  server.honorCipherOrder = options.honorCipherOrder !== undefined ?
+    !!options.honorCipherOrder : true;
+  server.secureOptions = options.secureOptions || undefined;
+  // node's default: the process's command line, hashed (set once per process).
+  defaultSessionIdContext ??= createHash('sha1').update(process.argv.join(' ')).digest('hex')
+    .slice(0, 32);
+  server.sessionIdContext = options.sessionIdContext || defaultSessionIdContext;
+  if (options.sessionTimeout) server.sessionTimeout = options.sessionTimeout;
+  if (options.ticketKeys) server.ticketKeys = options.ticketKeys;
+  server.privateKeyIdentifier = options.privateKeyIdentifier;
+  server.privateKeyEngine = options.privateKeyEngine;
 }
 
 // Server.prototype's own properties (listen, close, the settings' accessors, ...) on node's
@@ -142,6 +186,7 @@ Server.prototype.setSecureContext = function setSecureContext(options) {
   binding.tlsContextFree(state.ctx);
   state.ctx = ctx;
   state.ownCert = ownCert;
+  setTlsFields(this, options);
   if (this[kSid] >= 0) binding.serverSetTls(this[kSid], ctx);
 };
 
