@@ -1,14 +1,15 @@
 'use strict';
 // Which https servers the addon's TLS layer serves: the options it implements (key / cert
-// pairs without a passphrase, ca, requestCert, rejectUnauthorized, TLSv1.2 / TLSv1.3,
-// ALPNProtocols, handshakeTimeout) become its TlsSpec; any other TLS option that asks for
-// something (a cipher list, pfx, SNICallback, ticket keys, ...) makes the server node's own.
+// pairs without a passphrase, ca, requestCert, rejectUnauthorized, TLSv1.2 / TLSv1.3 (by
+// min/maxVersion or a TLSv1_2 secureProtocol), ALPNProtocols, handshakeTimeout) become its
+// TlsSpec; any other TLS option that asks for something (a cipher list, pfx, SNICallback,
+// ticket keys, ...) makes the server node's own.
 const tls = require('node:tls');
 const { X509Certificate, createPrivateKey } = require('node:crypto');
 
 /** TLS options the addon does not implement: set to anything but undefined, node serves. */
 const FALLBACK_OPTIONS = [
-  'pfx', 'passphrase', 'ciphers', 'ecdhCurve', 'secureOptions', 'secureProtocol', 'sigalgs',
+  'pfx', 'passphrase', 'ciphers', 'ecdhCurve', 'secureOptions', 'sigalgs',
   'SNICallback', 'sessionTimeout', 'ticketKeys', 'pskCallback', 'pskIdentityHint', 'crl',
   'dhparam', 'privateKeyEngine', 'privateKeyIdentifier', 'clientCertEngine', 'secureContext',
   'sessionIdContext', 'ALPNCallback', 'privateKeyOptions',
@@ -17,6 +18,14 @@ const FALLBACK_OPTIONS = [
 const FALSE_BY_DEFAULT = ['enableTrace', 'honorCipherOrder', 'allowPartialTrustChain'];
 
 const VERSIONS = { __proto__: null, 'TLSv1.2': 0x0303, 'TLSv1.3': 0x0304 };
+// secureProtocol methods the addon serves, as [min, max] (node's SecureContext::Init pins both
+// to the method's version); any other method (TLSv1, TLSv1.1, client-only ones, ...) is
+// node's to serve.
+const SECURE_PROTOCOLS = {
+  __proto__: null,
+  TLSv1_2_method: [0x0303, 0x0303],
+  TLSv1_2_server_method: [0x0303, 0x0303],
+};
 
 // node's https.Server's default: tls.Server advertises http/1.1.
 const DEFAULT_ALPN = ['http/1.1'];
@@ -91,6 +100,16 @@ function keyPairs(options) {
   return pairs;
 }
 
+/** [minVersion, maxVersion] as the addon takes them, or null for versions it lacks. */
+function versionRange(options) {
+  // createSecureContext refused a secureProtocol with minVersion / maxVersion already.
+  if (options.secureProtocol) return SECURE_PROTOCOLS[options.secureProtocol] ?? null;
+  const minVersion = VERSIONS[options.minVersion ?? tls.DEFAULT_MIN_VERSION];
+  const maxVersion = VERSIONS[options.maxVersion ?? tls.DEFAULT_MAX_VERSION];
+  if (minVersion === undefined || maxVersion === undefined) return null;
+  return [minVersion, maxVersion];
+}
+
 /**
  * What the addon needs for an https server with `options` ({ spec, handshakeTimeout, own
  * certificate }), or null when node's https.Server must serve it. Bad options throw node's
@@ -105,9 +124,9 @@ function nativeTls(options) {
   }
   // Node's own validation, and errors, for what it would refuse.
   tls.createSecureContext(options);
-  const minVersion = VERSIONS[options.minVersion ?? tls.DEFAULT_MIN_VERSION];
-  const maxVersion = VERSIONS[options.maxVersion ?? tls.DEFAULT_MAX_VERSION];
-  if (minVersion === undefined || maxVersion === undefined) return null;
+  const versions = versionRange(options);
+  if (versions === null) return null;
+  const [minVersion, maxVersion] = versions;
   const handshakeTimeout = options.handshakeTimeout || DEFAULT_HANDSHAKE_TIMEOUT;
   if (typeof handshakeTimeout !== 'number') return null;
   const requestCert = options.requestCert === true;
