@@ -1,15 +1,15 @@
 'use strict';
 // Which https servers the addon's TLS layer serves: the options it implements (key / cert
-// pairs without a passphrase, ca, requestCert, rejectUnauthorized, TLSv1.2 / TLSv1.3 (by
-// min/maxVersion or a TLSv1_2 secureProtocol), ALPNProtocols, handshakeTimeout) become its
-// TlsSpec; any other TLS option that asks for something (a cipher list, pfx, SNICallback,
-// ticket keys, ...) makes the server node's own.
+// pairs, keys opened with their passphrase, ca, requestCert, rejectUnauthorized, TLSv1.2 /
+// TLSv1.3 by min/maxVersion or a TLSv1_2 secureProtocol, ALPNProtocols, handshakeTimeout)
+// become its TlsSpec; any other TLS option that asks for something (a cipher list, pfx,
+// SNICallback, ticket keys, ...) makes the server node's own.
 const tls = require('node:tls');
 const { X509Certificate, createPrivateKey } = require('node:crypto');
 
 /** TLS options the addon does not implement: set to anything but undefined, node serves. */
 const FALLBACK_OPTIONS = [
-  'pfx', 'passphrase', 'ciphers', 'ecdhCurve', 'secureOptions', 'sigalgs',
+  'pfx', 'ciphers', 'ecdhCurve', 'secureOptions', 'sigalgs',
   'SNICallback', 'sessionTimeout', 'ticketKeys', 'pskCallback', 'pskIdentityHint', 'crl',
   'dhparam', 'privateKeyEngine', 'privateKeyIdentifier', 'clientCertEngine', 'secureContext',
   'sessionIdContext', 'ALPNCallback', 'privateKeyOptions',
@@ -68,19 +68,32 @@ function alpnNames(v) {
 }
 
 /**
+ * An encrypted PEM key opened with its passphrase, as OpenSSL does when node loads it: the
+ * addon gets the key itself (PKCS#8). null when it does not open (createSecureContext has
+ * thrown node's error for that already).
+ */
+function opened(pem, passphrase) {
+  try {
+    return Buffer.from(createPrivateKey({ key: pem, format: 'pem', passphrase })
+      .export({ type: 'pkcs8', format: 'pem' }));
+  } catch {
+    return null;
+  }
+}
+
+/**
  * (certificate, key) pairs as the addon takes them: OpenSSL matches each key with the
  * certificate of its public key, whatever the order they came in.
  */
 function keyPairs(options) {
   const keys = [];
+  // configSecureContext: each { pem, passphrase } of a key array has its own passphrase,
+  // anything else options.passphrase.
   for (const k of toArray(options.key)) {
-    if (k !== null && typeof k === 'object' && !ArrayBuffer.isView(k)) {
-      // { pem, passphrase }: an encrypted key is OpenSSL's to open.
-      if (k.passphrase !== undefined) return null;
-      keys.push(toBytes(k.pem));
-    } else {
-      keys.push(toBytes(k));
-    }
+    const own = k !== null && typeof k === 'object' && !ArrayBuffer.isView(k);
+    const pem = toBytes(own ? k.pem : k);
+    const passphrase = own && k.passphrase !== undefined ? k.passphrase : options.passphrase;
+    keys.push(pem === null || passphrase === undefined ? pem : opened(pem, passphrase));
   }
   const certs = toArray(options.cert).map(toBytes);
   if (keys.length === 0 || keys.includes(null) || certs.includes(null)) return null;
