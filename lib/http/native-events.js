@@ -164,9 +164,9 @@ function onSecure(sid, id, session) {
   if (server === undefined) return;
   const socket = socketFor(server, id);
   socket[kTlsSession] = session;
-  // node's 'secureConnection' gets a TLSSocket that is one already (https servers; the
-  // binding-level tests serve TLS from a plain server).
-  if (server[kSecureSocket] !== undefined) server[kSecureSocket](socket);
+  // node's 'secureConnection' gets a TLSSocket that is one already (a plain server the
+  // addon's TLS was set on directly has no TLSSocket surface to give).
+  server[kSecureSocket]?.(socket, true);
   server.emit('secureConnection', socket);
 }
 
@@ -179,7 +179,10 @@ function onTlsClientError(sid, id, code, message) {
   if (server === undefined || server.listenerCount('tlsClientError') === 0) return;
   const err = new Error(message);
   err.code = code;
-  server.emit('tlsClientError', err, socketFor(server, id));
+  const socket = socketFor(server, id);
+  // node's 'tlsClientError' (and the 'clientError' it becomes) gets the TLSSocket.
+  server[kSecureSocket]?.(socket, false);
+  server.emit('tlsClientError', err, socket);
 }
 
 /** One key-log line of a TLS handshake (the server listens for 'keylog'): tls.Server's. */

@@ -1,17 +1,17 @@
 'use strict';
 // Which https servers the addon's TLS layer serves: the options it implements (key / cert
-// pairs, passphrase-protected keys opened here, ca, requestCert, rejectUnauthorized, TLSv1.2 /
-// TLSv1.3, ciphers and ecdhCurve that map exactly (lib/internal/tls-ciphers.js),
-// honorCipherOrder, ALPNProtocols, sessionTimeout, ticketKeys, SNICallback, handshakeTimeout)
-// become its TlsSpec; any other TLS option that asks for something (pfx, secureOptions, PSK,
-// ...) makes the server node's own.
+// pairs, keys opened with their passphrase, ca, requestCert, rejectUnauthorized, TLSv1.2 /
+// TLSv1.3 by min/maxVersion or a TLSv1_2 secureProtocol, ciphers and ecdhCurve that map
+// exactly (lib/internal/tls-ciphers.js), honorCipherOrder, ALPNProtocols, sessionTimeout,
+// ticketKeys, SNICallback, handshakeTimeout) become its TlsSpec; any other TLS option that
+// asks for something (pfx, secureOptions, PSK, ...) makes the server node's own.
 const tls = require('node:tls');
 const { X509Certificate, createPrivateKey } = require('node:crypto');
 const { toSuites, toGroups } = require('../internal/tls-ciphers');
 
 /** TLS options the addon does not implement: set to anything but undefined, node serves. */
 const FALLBACK_OPTIONS = [
-  'pfx', 'secureOptions', 'secureProtocol', 'sigalgs', 'pskCallback', 'pskIdentityHint', 'crl',
+  'pfx', 'secureOptions', 'sigalgs', 'pskCallback', 'pskIdentityHint', 'crl',
   'dhparam', 'privateKeyEngine', 'privateKeyIdentifier', 'clientCertEngine', 'secureContext',
   'sessionIdContext', 'ALPNCallback', 'privateKeyOptions',
 ];
@@ -19,6 +19,14 @@ const FALLBACK_OPTIONS = [
 const FALSE_BY_DEFAULT = ['enableTrace', 'allowPartialTrustChain'];
 
 const VERSIONS = { __proto__: null, 'TLSv1.2': 0x0303, 'TLSv1.3': 0x0304 };
+// secureProtocol methods the addon serves, as [min, max] (node's SecureContext::Init pins both
+// to the method's version); any other method (TLSv1, TLSv1.1, client-only ones, ...) is
+// node's to serve.
+const SECURE_PROTOCOLS = {
+  __proto__: null,
+  TLSv1_2_method: [0x0303, 0x0303],
+  TLSv1_2_server_method: [0x0303, 0x0303],
+};
 
 // node's https.Server's default: tls.Server advertises http/1.1.
 const DEFAULT_ALPN = ['http/1.1'];
@@ -61,13 +69,13 @@ function alpnNames(v) {
 }
 
 /**
- * A passphrase-protected key as unencrypted PKCS#8 PEM for the addon (node's crypto opens it
- * as OpenSSL would for the context; tls.createSecureContext has already refused a wrong
- * passphrase), or the bytes as they are when they are not encrypted.
+ * An encrypted PEM key opened with its passphrase, as OpenSSL does when node loads it: the
+ * addon gets the key itself (PKCS#8). null when it does not open (createSecureContext has
+ * thrown node's error for that already).
  */
-function openKey(bytes, passphrase) {
+function opened(pem, passphrase) {
   try {
-    return Buffer.from(createPrivateKey({ key: bytes, passphrase })
+    return Buffer.from(createPrivateKey({ key: pem, format: 'pem', passphrase })
       .export({ type: 'pkcs8', format: 'pem' }));
   } catch {
     return null;
@@ -80,11 +88,13 @@ function openKey(bytes, passphrase) {
  */
 function keyPairs(options) {
   const keys = [];
+  // configSecureContext: each { pem, passphrase } of a key array has its own passphrase,
+  // anything else options.passphrase.
   for (const k of toArray(options.key)) {
-    const object = k !== null && typeof k === 'object' && !ArrayBuffer.isView(k);
-    const bytes = toBytes(object ? k.pem : k);
-    const passphrase = object && k.passphrase !== undefined ? k.passphrase : options.passphrase;
-    keys.push(bytes === null || passphrase === undefined ? bytes : openKey(bytes, passphrase));
+    const own = k !== null && typeof k === 'object' && !ArrayBuffer.isView(k);
+    const pem = toBytes(own ? k.pem : k);
+    const passphrase = own && k.passphrase !== undefined ? k.passphrase : options.passphrase;
+    keys.push(pem === null || passphrase === undefined ? pem : opened(pem, passphrase));
   }
   const certs = toArray(options.cert).map(toBytes);
   if (keys.length === 0 || keys.includes(null) || certs.includes(null)) return null;
@@ -102,6 +112,16 @@ function keyPairs(options) {
     return null;
   }
   return pairs;
+}
+
+/** [minVersion, maxVersion] as the addon takes them, or null for versions it lacks. */
+function versionRange(options) {
+  // createSecureContext refused a secureProtocol with minVersion / maxVersion already.
+  if (options.secureProtocol) return SECURE_PROTOCOLS[options.secureProtocol] ?? null;
+  const minVersion = VERSIONS[options.minVersion ?? tls.DEFAULT_MIN_VERSION];
+  const maxVersion = VERSIONS[options.maxVersion ?? tls.DEFAULT_MAX_VERSION];
+  if (minVersion === undefined || maxVersion === undefined) return null;
+  return [minVersion, maxVersion];
 }
 
 /**
@@ -148,15 +168,18 @@ function nativeTls(options) {
   for (const name of FALSE_BY_DEFAULT) {
     if (options[name] !== undefined && options[name] !== false) return null;
   }
-  const minVersion = VERSIONS[options.minVersion ?? tls.DEFAULT_MIN_VERSION];
-  const maxVersion = VERSIONS[options.maxVersion ?? tls.DEFAULT_MAX_VERSION];
-  if (minVersion === undefined || maxVersion === undefined) return null;
+  // Node's own validation, and errors, for what it would refuse.
+  tls.createSecureContext(options);
+  const versions = versionRange(options);
+  if (versions === null) return null;
+  const [minVersion, maxVersion] = versions;
   const handshakeTimeout = options.handshakeTimeout || DEFAULT_HANDSHAKE_TIMEOUT;
   if (typeof handshakeTimeout !== 'number') return null;
   const requestCert = options.requestCert === true;
   // tls.Server: rejectUnauthorized unless it is false.
   const rejectUnauthorized = options.rejectUnauthorized !== false;
-  const ca = toArray(options.ca).map(toBytes);
+  // configSecureContext: `if (ca)`, so a falsy ca (false, '') is none.
+  const ca = options.ca ? toArray(options.ca).map(toBytes) : [];
   if (ca.includes(null)) return null;
   // Without a ca, OpenSSL checks client certificates against its default roots.
   if (requestCert && ca.length === 0) return null;
@@ -165,8 +188,6 @@ function nativeTls(options) {
   if (alpn === null) return null;
   const tuning = cipherTuning(options);
   if (tuning === null) return null;
-  // Node's own validation, and errors, for what it would refuse.
-  tls.createSecureContext(options);
   const pairs = keyPairs(options);
   if (pairs === null) return null;
   return {

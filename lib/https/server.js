@@ -5,6 +5,8 @@
 // options.js) make createServer / `new Server` return node's own https.Server, which then
 // serves everything as node does (counted as httpsFallbackServers in the stats line).
 const https = require('node:https');
+const tls = require('node:tls');
+const { createHash } = require('node:crypto');
 const { binding } = require('../internal/native');
 const {
   Server: FastServer, initServer, fastPrototypes,
@@ -18,7 +20,7 @@ const {
 const { S_SNI_CALLBACK } = require('../internal/native').flags;
 const stats = require('../internal/stats');
 const { nativeTls } = require('./options');
-const { installTls } = require('./tls-socket');
+const { installTls, installPendingTls } = require('./tls-socket');
 const { optionsOf } = require('./secure-contexts');
 
 const NodeHttpsServer = https.Server;
@@ -51,9 +53,11 @@ function Server(options, requestListener) {
     }
   }
   if (ctx < 0) {
+    // A constructor returning an object makes `new Server()` that object. Counted once made:
+    // options node's constructor refuses make no server.
+    const server = new NodeHttpsServer(options, requestListener);
     stats.httpsServerCreated(true);
-    // A constructor returning an object makes `new Server()` that object.
-    return new NodeHttpsServer(options, requestListener);
+    return server;
   }
   stats.httpsServerCreated(false);
   const state = this[kTlsServer] = {
@@ -70,7 +74,8 @@ function Server(options, requestListener) {
   };
   contexts.register(this, state);
   initServer.call(this, options, requestListener);
-  // tls.Server's fields that code reads.
+  // tls.Server's fields (its constructor's, then setSecureContext's), which code reads.
+  this._contexts = [];
   this.requestCert = decided.requestCert;
   this.rejectUnauthorized = decided.rejectUnauthorized;
   if (typeof options.SNICallback === 'function') {
@@ -78,15 +83,54 @@ function Server(options, requestListener) {
     this[kSniRequest] = sniRequest;
     this[kConfig].flags |= S_SNI_CALLBACK;
   }
+  this.ALPNCallback = options.ALPNCallback;
+  if (options.sessionTimeout) this.sessionTimeout = options.sessionTimeout;
+  if (options.ticketKeys) this.ticketKeys = options.ticketKeys;
+  // https.Server's default is spread under the options: an own ALPNProtocols, even
+  // undefined, replaces it.
+  const alpn = 'ALPNProtocols' in options || options.ALPNCallback ?
+    options.ALPNProtocols : DEFAULT_ALPN;
+  if (alpn) tls.convertALPNProtocols(alpn, this);
+  setTlsFields(this, options);
   // tls.Server's 'secureConnection' listener (node's https server serves HTTP from it), so
   // the listener count is node's; the TLS surface is given before the event (kSecureSocket).
   this.on('secureConnection', onSecureConnection);
   // node's https.Server: a failed handshake is a 'clientError' where someone listens.
   this.on('tlsClientError', function addListener(err, conn) {
-    // TLSSocket's field, which tells code the handshake did not complete.
-    conn._secureEstablished = false;
     if (!this.emit('clientError', err, conn)) conn.destroy();
   });
+}
+
+const DEFAULT_ALPN = ['http/1.1'];
+let defaultSessionIdContext;
+
+/** The fields tls.Server's setSecureContext sets from `options` (all but _sharedCreds). */
+function setTlsFields(server, options) {
+  server.pfx = options.pfx || undefined;
+  server.key = options.key || undefined;
+  server.passphrase = options.passphrase || undefined;
+  server.cert = options.cert || undefined;
+  server.clientCertEngine = options.clientCertEngine || undefined;
+  server.ca = options.ca || undefined;
+  server.minVersion = options.minVersion || undefined;
+  server.maxVersion = options.maxVersion || undefined;
+  server.secureProtocol = options.secureProtocol || undefined;
+  server.crl = options.crl || undefined;
+  server.sigalgs = options.sigalgs;
+  server.ciphers = options.ciphers || undefined;
+  server.ecdhCurve = options.ecdhCurve;
+  server.dhparam = options.dhparam || undefined;
+  server.honorCipherOrder = options.honorCipherOrder !== undefined ?
+    !!options.honorCipherOrder : true;
+  server.secureOptions = options.secureOptions || undefined;
+  // node's default: the process's command line, hashed (set once per process).
+  defaultSessionIdContext ??= createHash('sha1').update(process.argv.join(' ')).digest('hex')
+    .slice(0, 32);
+  server.sessionIdContext = options.sessionIdContext || defaultSessionIdContext;
+  if (options.sessionTimeout) server.sessionTimeout = options.sessionTimeout;
+  if (options.ticketKeys) server.ticketKeys = options.ticketKeys;
+  server.privateKeyIdentifier = options.privateKeyIdentifier;
+  server.privateKeyEngine = options.privateKeyEngine;
 }
 
 // Server.prototype's own properties (listen, close, the settings' accessors, ...) on node's
@@ -159,6 +203,7 @@ Server.prototype.setSecureContext = function setSecureContext(options) {
   binding.tlsContextFree(state.ctx);
   state.ctx = ctx;
   state.ownCert = ownCert;
+  setTlsFields(this, options);
   if (this[kSid] >= 0) binding.serverSetTls(this[kSid], ctx);
 };
 
@@ -219,8 +264,10 @@ Server.prototype.setTicketKeys = function setTicketKeys(keys) {
   binding.tlsSetTicketKeys(this[kTlsServer].ctx, keys);
 };
 
-Server.prototype[kSecureSocket] = function secureSocket(socket) {
-  installTls(socket, this[kTlsServer].requestCert);
+/** The TLSSocket surface for a connection whose handshake completed (`established`) or failed. */
+Server.prototype[kSecureSocket] = function secureSocket(socket, established) {
+  if (established) installTls(socket, this[kTlsServer].requestCert);
+  else installPendingTls(socket);
 };
 
 function onSecureConnection() {}

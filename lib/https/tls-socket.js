@@ -114,19 +114,45 @@ proto.getEphemeralKeyInfo = function getEphemeralKeyInfo() {
   return {};
 };
 
+// OpenSSL keeps the servername of a TLS 1.2 session a ticket resumes only when node's SNI
+// callback accepted it in the first handshake; node 22 and 24 do (getServername() is the
+// name again on resumption), node 20 and 26 do not (false), as measured on each.
+const major = Number(process.versions.node.split('.')[0]);
+const SNI_KEPT_ON_RESUME = major === 22 || major === 24;
+
+function asTlsSocket(socket) {
+  if (Object.getPrototypeOf(socket) === FastSocket.prototype) {
+    Object.setPrototypeOf(socket, proto);
+  }
+}
+
+/**
+ * Makes `socket` (a connection of an https server whose handshake failed) show the TLSSocket
+ * surface with the fields TLSSocket's constructor sets: node's 'tlsClientError' and
+ * 'clientError' get the TLSSocket, before any handshake completed.
+ */
+function installPendingTls(socket) {
+  asTlsSocket(socket);
+  socket._secureEstablished = false;
+  socket.encrypted = true;
+  if (socket.servername === undefined) socket.servername = null;
+  if (socket.alpnProtocol === undefined) socket.alpnProtocol = null;
+  socket.authorized = false;
+  socket.authorizationError = null;
+}
+
 /**
  * Makes `socket` (a connection of an https server whose handshake just completed) show the
  * TLSSocket surface, with the fields node's onServerSocketSecure sets.
  */
 function installTls(socket, requestCert) {
-  if (Object.getPrototypeOf(socket) === FastSocket.prototype) {
-    Object.setPrototypeOf(socket, proto);
-  }
+  asTlsSocket(socket);
   const s = socket[kTlsSession];
   socket._secureEstablished = true;
   socket.encrypted = true;
   socket.alpnProtocol = s.alpnProtocol;
-  socket.servername = s.servername;
+  socket.servername = s.resumed && s.protocol !== 'TLSv1.3' && !SNI_KEPT_ON_RESUME ?
+    false : s.servername;
   socket.authorized = false;
   socket.authorizationError = null;
   if (requestCert) {
@@ -135,4 +161,4 @@ function installTls(socket, requestCert) {
   }
 }
 
-module.exports = { installTls };
+module.exports = { installTls, installPendingTls };

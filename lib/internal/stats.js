@@ -17,7 +17,7 @@ let written = false;
 function write(file) {
   if (written) return;
   written = true;
-  let native = [0, 0, 0];
+  let native = [0, 0, 0, 0];
   try {
     native = require('./native').binding.stats();
   } catch {}
@@ -30,6 +30,8 @@ function write(file) {
     injectedConnections: counters.injectedConnections,
     httpsServersCreated: counters.httpsServersCreated,
     httpsFallbackServers: counters.httpsFallbackServers,
+    // Handshakes the addon completed.
+    tlsHandshakes: native[3] ?? 0,
   };
   try {
     fs.appendFileSync(file, JSON.stringify(line) + '\n');

@@ -13,14 +13,15 @@ use std::os::fd::{AsRawFd, RawFd};
 pub enum Stream {
     Tcp(TcpStream),
     Unix(UnixStream),
-    Tls(Box<TlsSession<TcpStream>>),
+    /// TLS over a TCP or Unix-domain socket (node's https serves both).
+    Tls(Box<TlsSession<Stream>>),
 }
 
 impl Stream {
     fn tcp(&self) -> Option<&TcpStream> {
         match self {
             Stream::Tcp(s) => Some(s),
-            Stream::Tls(t) => Some(t.socket()),
+            Stream::Tls(t) => t.socket().tcp(),
             Stream::Unix(_) => None,
         }
     }
@@ -42,7 +43,7 @@ impl Stream {
         }
     }
 
-    pub fn tls(&self) -> Option<&TlsSession<TcpStream>> {
+    pub fn tls(&self) -> Option<&TlsSession<Stream>> {
         match self {
             Stream::Tls(t) => Some(t),
             _ => None,
@@ -83,14 +84,18 @@ impl Stream {
 
     /// FIN (after TLS's close_notify).
     pub fn shutdown_write(&mut self) {
-        let _ = match self {
-            Stream::Tcp(s) => s.shutdown(std::net::Shutdown::Write),
-            Stream::Unix(s) => s.shutdown(std::net::Shutdown::Write),
+        match self {
+            Stream::Tcp(s) => {
+                let _ = s.shutdown(std::net::Shutdown::Write);
+            }
+            Stream::Unix(s) => {
+                let _ = s.shutdown(std::net::Shutdown::Write);
+            }
             Stream::Tls(t) => {
                 t.close_notify();
-                t.socket().shutdown(std::net::Shutdown::Write)
+                t.socket_mut().shutdown_write();
             }
-        };
+        }
     }
 
     /// Sends RST instead of FIN on close (SO_LINGER 0), as net.Socket.resetAndDestroy does.

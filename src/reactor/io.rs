@@ -96,17 +96,15 @@ impl Reactor {
             return Some(Admit::Dropped(addrs));
         }
         if let Some(ctx) = tls {
-            stream = match stream {
-                Stream::Tcp(tcp) => {
-                    let mut t = tls::TlsSession::new(tcp, ctx).ok()?;
-                    t.set_keylog(flags & S_HAS_KEYLOG != 0);
-                    if flags & S_SNI_CALLBACK != 0 {
-                        t.ask_sni();
-                    }
-                    Stream::Tls(Box::new(t))
+            // node's https serves a Unix-domain listener over TLS too.
+            if !matches!(stream, Stream::Tls(_)) {
+                let mut t = tls::TlsSession::new(stream, ctx).ok()?;
+                t.set_keylog(flags & S_HAS_KEYLOG != 0);
+                if flags & S_SNI_CALLBACK != 0 {
+                    t.ask_sni();
                 }
-                other => other,
-            };
+                stream = Stream::Tls(Box::new(t));
+            }
         }
         stream.set_nodelay(flags & S_NO_DELAY != 0);
         if flags & S_KEEP_ALIVE != 0 {
