@@ -50,7 +50,7 @@ impl Stream {
         }
     }
 
-    pub fn tls_mut(&mut self) -> Option<&mut TlsSession<TcpStream>> {
+    pub fn tls_mut(&mut self) -> Option<&mut TlsSession<Stream>> {
         match self {
             Stream::Tls(t) => Some(t),
             _ => None,
