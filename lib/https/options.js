@@ -90,14 +90,18 @@ function keyPairs(options) {
   const keys = [];
   // configSecureContext: each { pem, passphrase } of a key array has its own passphrase,
   // anything else options.passphrase.
-  for (const k of toArray(options.key)) {
+  // configSecureContext: `if (key)`, `if (cert)`, so falsy ones are none.
+  for (const k of options.key ? toArray(options.key) : []) {
     const own = k !== null && typeof k === 'object' && !ArrayBuffer.isView(k);
     const pem = toBytes(own ? k.pem : k);
     const passphrase = own && k.passphrase !== undefined ? k.passphrase : options.passphrase;
     keys.push(pem === null || passphrase === undefined ? pem : opened(pem, passphrase));
   }
-  const certs = toArray(options.cert).map(toBytes);
-  if (keys.length === 0 || keys.includes(null) || certs.includes(null)) return null;
+  const certs = options.cert ? toArray(options.cert).map(toBytes) : [];
+  if (keys.includes(null) || certs.includes(null)) return null;
+  // A key without its certificate (or none at all) signs nothing: every handshake fails, as
+  // node's server without a certificate does.
+  if (keys.length === 0 || certs.length === 0) return [];
   /** @type {Array<[Buffer, Buffer]>} */
   const pairs = [];
   try {
@@ -198,7 +202,7 @@ function nativeTls(options) {
     handshakeTimeout,
     requestCert,
     rejectUnauthorized,
-    ownCert: pairs[0][0],
+    ownCert: pairs[0]?.[0],
   };
 }
 

@@ -174,6 +174,8 @@ pub struct TlsSession<S> {
     keylog_lines: Vec<Vec<u8>>,
     /// node's SNICallback: until it has answered, `conn` is a placeholder never fed.
     sni: Option<Sni>,
+    /// A failure OpenSSL reports without an alert: nothing more goes to the peer.
+    muted: bool,
 }
 
 /// Records the first bytes read from the socket (only until the handshake is done).
@@ -208,6 +210,7 @@ impl<S: Read + Write> TlsSession<S> {
             keylog: false,
             keylog_lines: Vec::new(),
             sni: None,
+            muted: false,
         })
     }
 
@@ -350,6 +353,9 @@ impl<S: Read + Write> TlsSession<S> {
 
     /// Writes the ciphertext rustls holds. WouldBlock when some is left.
     pub fn write_pending(&mut self) -> io::Result<()> {
+        if self.muted {
+            return Ok(());
+        }
         while self.conn.wants_write() {
             match self.conn.write_tls(&mut self.sock) {
                 Ok(0) => return Err(ErrorKind::WriteZero.into()),
@@ -377,9 +383,28 @@ impl<S: Read + Write> TlsSession<S> {
     }
 
     fn failed(&mut self, e: rustls::Error) -> io::Error {
-        // The alert rustls queued for the peer goes out before the socket closes.
-        let _ = self.write_pending();
-        let f = describe(&e, &self.first[..self.first_len]);
+        let mut f = describe(&e, &self.first[..self.first_len]);
+        if self.first_len >= 2 && self.first[1] != 3 {
+            // OpenSSL's ssl3_get_record: a first record whose version is not 3.x does not look
+            // like TLS (plain HTTP, garbage) and gets no alert (SSL_AD_NO_ALERT).
+            self.muted = true;
+        } else if f == NO_CERTIFICATE {
+            // A server without a certificate: OpenSSL finds no TLS 1.2 suite it can serve, or
+            // no TLS 1.3 signature, and sends handshake_failure, not rustls's access_denied.
+            if self.conn.protocol_version() == Some(rustls::ProtocolVersion::TLSv1_2) {
+                f = fail("ERR_SSL_NO_SHARED_CIPHER", "no shared cipher", 0x0A0000C1);
+            }
+            self.muted = true;
+            let _ = self.sock.write(&HANDSHAKE_FAILURE_ALERT);
+        } else {
+            if !self.conn.wants_write() && self.conn.is_handshaking() {
+                // rustls sends nothing for some malformed handshakes (a message longer than
+                // it takes); OpenSSL sends unexpected_message, in the clear before any keys.
+                let _ = self.sock.write(&UNEXPECTED_MESSAGE_ALERT);
+            }
+            // The alert rustls queued for the peer goes out before the socket closes.
+            let _ = self.write_pending();
+        }
         io::Error::new(ErrorKind::InvalidData, f)
     }
 
@@ -534,6 +559,19 @@ impl<S: Read + Write> Write for TlsSession<S> {
 pub const HANDSHAKE_TIMEOUT: TlsFailure =
     fail("ERR_TLS_HANDSHAKE_TIMEOUT", "TLS handshake timeout", 0);
 
+/// A fatal unexpected_message alert record, unencrypted (TLS 1.2 record version).
+const UNEXPECTED_MESSAGE_ALERT: [u8; 7] = [0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x0a];
+
+/// A fatal handshake_failure alert record, unencrypted.
+const HANDSHAKE_FAILURE_ALERT: [u8; 7] = [0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x28];
+
+/// OpenSSL's error when the server has no certificate to sign with (tls_choose_sigalg).
+const NO_CERTIFICATE: TlsFailure = fail(
+    "ERR_SSL_NO_SUITABLE_SIGNATURE_ALGORITHM",
+    "no suitable signature algorithm",
+    0x0A000076,
+);
+
 /// node's error for a client gone before the handshake finished.
 pub const HANG_UP: TlsFailure = fail("ECONNRESET", "socket hang up", 0);
 
@@ -607,6 +645,13 @@ pub fn describe(e: &rustls::Error, first: &[u8]) -> TlsFailure {
             "no suitable signature algorithm",
             0x0A000076,
         ),
+        E::NoCertificatesPresented => fail(
+            "ERR_SSL_PEER_DID_NOT_RETURN_A_CERTIFICATE",
+            "peer did not return a certificate",
+            0x0A0000C7,
+        ),
+        // rustls's error when the certificate resolver has nothing (a server made without one).
+        E::General(m) if m == "no server certificate chain resolved" => NO_CERTIFICATE,
         E::NoApplicationProtocol => fail(
             "ERR_SSL_NO_APPLICATION_PROTOCOL",
             "no application protocol",
