@@ -188,7 +188,11 @@ function onTlsClientError(sid, id, code, message) {
 /** One key-log line of a TLS handshake (the server listens for 'keylog'): tls.Server's. */
 function onKeylog(sid, id, line) {
   const server = servers[sid];
-  if (server !== undefined) server.emit('keylog', line, socketFor(server, id));
+  if (server === undefined) return;
+  const socket = socketFor(server, id);
+  // node's 'keylog' gets the TLSSocket, during its handshake.
+  if (socket.encrypted !== true) server[kSecureSocket]?.(socket, false);
+  server.emit('keylog', line, socket);
 }
 
 /**

@@ -86,6 +86,11 @@ pub struct ThreadKeyLog;
 
 impl rustls::KeyLog for ThreadKeyLog {
     fn log(&self, label: &str, client_random: &[u8], secret: &[u8]) {
+        // rustls derives the early traffic secret of every resumed TLS 1.3 handshake; OpenSSL
+        // logs it only when it accepts early data, which this server never does.
+        if label == "CLIENT_EARLY_TRAFFIC_SECRET" {
+            return;
+        }
         KEYLOG.with(|k| {
             if let Some(lines) = k.borrow_mut().as_mut() {
                 lines.push(keylog_line(label, client_random, secret));
