@@ -245,7 +245,7 @@ const COMPAT = {
 
 function jsTestFiles() {
   const files = [];
-  for (const dir of ['test', 'test/wire', 'test/strictness', 'test/ecosystem']) {
+  for (const dir of ['test', 'test/wire', 'test/https', 'test/strictness', 'test/ecosystem']) {
     for (const f of fs.readdirSync(path.join(root, dir)).sort()) {
       if (/\.test\.(c?js|mjs)$/.test(f)) files.push(path.join(dir, f));
     }
@@ -299,8 +299,8 @@ async function main() {
 
   if (!onlyJs && !args.has('--no-node-suite')) {
     for (const n of nodes) {
-      await run(`node's test-http suite (node ${n.version})`, process.execPath,
-        ['test/node-compat/run.js', ...(n.own ? [] : ['--node', n.bin]), '-j2'], COMPAT);
+      await run(`node's test-http and test-https suites (node ${n.version})`, process.execPath,
+        ['test/node-compat/run.js', ...(n.own ? [] : ['--node', n.bin]), '--https', '-j2'], COMPAT);
     }
   }
 
