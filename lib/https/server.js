@@ -261,7 +261,8 @@ Server.prototype.setTicketKeys = function setTicketKeys(keys) {
   if (keys.byteLength !== 48) {
     throw errors.ERR_INTERNAL_ASSERTION('Session ticket keys must be a 48-byte buffer');
   }
-  binding.tlsSetTicketKeys(this[kTlsServer].ctx, keys);
+  binding.tlsSetTicketKeys(this[kTlsServer].ctx,
+    new Uint8Array(keys.buffer, keys.byteOffset, keys.byteLength));
 };
 
 /** The TLSSocket surface for a connection whose handshake completed (`established`) or failed. */
