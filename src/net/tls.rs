@@ -200,6 +200,21 @@ impl<S: Read> Read for Recording<'_, S> {
     }
 }
 
+/// Tells whether the socket's last read was shorter than asked: the receive queue is empty
+/// then, and (the registration being edge-triggered) reading again would only meet EAGAIN.
+struct ShortRead<'a, R> {
+    inner: R,
+    short: &'a mut bool,
+}
+
+impl<R: Read> Read for ShortRead<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        *self.short = n < buf.len();
+        Ok(n)
+    }
+}
+
 impl<S: Read + Write> TlsSession<S> {
     pub fn new(sock: S, ctx: Arc<TlsContext>) -> io::Result<TlsSession<S>> {
         let mut conn = ServerConnection::new(ctx.config.clone()).map_err(io::Error::other)?;
@@ -473,6 +488,10 @@ impl<S: Read + Write> Read for TlsSession<S> {
             }
         }
         let mut filled = 0;
+        // The socket's last read was short: once the plaintext it gave is taken, this read
+        // is done (one recv per request, as on the plain transport; the reactor reads again
+        // when the event said the peer closed).
+        let mut drained = false;
         loop {
             if filled == 0 && !self.keylog_lines.is_empty() {
                 return Err(io::Error::other(KeylogReady));
@@ -498,15 +517,26 @@ impl<S: Read + Write> Read for TlsSession<S> {
             if self.eof {
                 return self.ended(filled);
             }
+            // Without plaintext the socket is read again: a FIN (or an error) that came with
+            // the last bytes raises no new edge, and only a read sees it.
+            if drained && filled > 0 {
+                return Ok(filled);
+            }
             let read = if self.announced {
-                self.conn.read_tls(&mut self.sock)
+                self.conn.read_tls(&mut ShortRead {
+                    inner: &mut self.sock,
+                    short: &mut drained,
+                })
             } else {
-                let mut rec = Recording {
+                let rec = Recording {
                     sock: &mut self.sock,
                     first: &mut self.first,
                     first_len: &mut self.first_len,
                 };
-                self.conn.read_tls(&mut rec)
+                self.conn.read_tls(&mut ShortRead {
+                    inner: rec,
+                    short: &mut drained,
+                })
             };
             match read {
                 Ok(0) => self.eof = true,
