@@ -80,6 +80,19 @@ for (const [label, client] of [
   });
 }
 
+test('requestCert with a ca: the archive\'s other certificates are trusted too', T, async (t) => {
+  // The ca alone does not know the client's CA; the archive carries it.
+  const full = {
+    ...NO_PAIR, pfx: PFX, passphrase: 'sample', ca: selfSigned.cert, requestCert: true,
+    rejectUnauthorized: true,
+  };
+  assert.ok(isFastHttpServer(fastHttps().createServer(full)), 'made node\'s own server');
+  await compareHttps(t, {
+    serverOptions: full, handler: seeClient, request: GET, until: 1, tls: certs.client,
+    check: (a) => assert.equal(a.seen[0]?.authorized, true),
+  });
+});
+
 test('requestCert without ca: node\'s default CAs judge a client, natively', T, async (t) => {
   const full = { requestCert: true, rejectUnauthorized: false };
   assert.ok(isFastHttpServer(fastHttps().createServer({ ...certs.rsa, ...full })), 'made node\'s own server');
