@@ -3,15 +3,18 @@
 // pairs, keys opened with their passphrase, ca, requestCert, rejectUnauthorized, TLSv1.2 /
 // TLSv1.3 by min/maxVersion or a TLSv1_2 secureProtocol, ciphers and ecdhCurve that map
 // exactly (lib/internal/tls-ciphers.js), honorCipherOrder, ALPNProtocols, sessionTimeout,
-// ticketKeys, SNICallback, handshakeTimeout) become its TlsSpec; any other TLS option that
-// asks for something (pfx, secureOptions, PSK, ...) makes the server node's own.
+// ticketKeys, SNICallback, handshakeTimeout, pfx archives the addon decodes) become its TlsSpec;
+// any other TLS option that asks for something (secureOptions, PSK, ...) makes the server
+// node's own.
+const fs = require('node:fs');
 const tls = require('node:tls');
 const { X509Certificate, createPrivateKey } = require('node:crypto');
 const { toSuites, toGroups } = require('../internal/tls-ciphers');
+const { binding } = require('../internal/native');
 
 /** TLS options the addon does not implement: set to anything but undefined, node serves. */
 const FALLBACK_OPTIONS = [
-  'pfx', 'secureOptions', 'sigalgs', 'pskCallback', 'pskIdentityHint', 'crl',
+  'secureOptions', 'sigalgs', 'pskCallback', 'pskIdentityHint', 'crl',
   'dhparam', 'privateKeyEngine', 'privateKeyIdentifier', 'clientCertEngine', 'secureContext',
   'sessionIdContext', 'ALPNCallback', 'privateKeyOptions',
 ];
@@ -118,6 +121,89 @@ function keyPairs(options) {
   return pairs;
 }
 
+/**
+ * The pfx archives as createSecureContext loads them after key / cert: `{ pairs, extra }`,
+ * each archive's key with its certificate (the first one the key signs for, as PKCS12_parse
+ * picks) followed by the archive's other certificates (node's SSL_CTX_use_certificate_chain
+ * sends them all), and those other certificates (node also trusts them for client
+ * certificates and names them as client CAs). null when one does not decode here.
+ */
+function pfxPairs(options) {
+  // tls.createSecureContext: `if (pfx)`, an array or one, each `val.buf ? val.buf : val`
+  // opened with `val.passphrase || passphrase`.
+  if (!options.pfx) return { pairs: [], extra: [] };
+  // OpenSSL keeps one certificate per key type: an archive's replaces an earlier one's.
+  const byType = new Map();
+  const extra = [];
+  for (const val of toArray(options.pfx)) {
+    const raw = toBytes(val?.buf ? val.buf : val);
+    if (raw === null) return null;
+    const pass = val?.passphrase || options.passphrase;
+    const passphrase = pass === undefined ? undefined : toBytes(pass)?.toString();
+    const decoded = binding.tlsDecodePfx(raw, passphrase);
+    if (decoded === undefined) return null;
+    const [keyDer, ...certs] = decoded;
+    try {
+      const key = createPrivateKey({ key: keyDer, format: 'der', type: 'pkcs8' });
+      const x509s = certs.map((c) => new X509Certificate(c));
+      const leaf = x509s.findIndex((x) => x.checkPrivateKey(key));
+      if (leaf < 0) return null;
+      const others = x509s.filter((_, i) => i !== leaf);
+      const chain = [x509s[leaf], ...others].map((x) => x.toString()).join('');
+      byType.set(key.asymmetricKeyType, [
+        Buffer.from(chain), Buffer.from(key.export({ type: 'pkcs8', format: 'pem' })),
+      ]);
+      for (const x of others) extra.push(Buffer.from(x.toString()));
+    } catch {
+      return null;
+    }
+  }
+  return { pairs: [...byType.values()], extra };
+}
+
+/** The key / cert pairs and the pfx ones ({ pairs, extra } as pfxPairs), or null. */
+function allPairs(options) {
+  const keyCertPairs = keyPairs(options);
+  if (keyCertPairs === null) return null;
+  const pfx = pfxPairs(options);
+  if (pfx === null) return null;
+  // A pfx's certificate replaces a key / cert one of its key type inside OpenSSL, with the
+  // chain certificates of that slot: not followed here.
+  if (pfx.pairs.length > 0 && keyCertPairs.length > 0) return null;
+  return { pairs: [...keyCertPairs, ...pfx.pairs], extra: pfx.extra };
+}
+
+let defaultCAs;
+/**
+ * The CAs node's OpenSSL trusts without a `ca` (PEM Buffers), or null when they are not
+ * known here. tls.getCACertificates (Node 22.15+) tells them; before it, they are node's
+ * bundled ones plus the NODE_EXTRA_CA_CERTS file node read at startup, unless node was told
+ * to use OpenSSL's or the system's store.
+ */
+function defaultRoots() {
+  if (defaultCAs !== undefined) return defaultCAs;
+  defaultCAs = null;
+  if (typeof tls.getCACertificates === 'function') {
+    defaultCAs = tls.getCACertificates('default').map((p) => Buffer.from(p));
+    return defaultCAs;
+  }
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  if (flags.some((f) => /^--(use-openssl-ca|use-system-ca|openssl-)/.test(f))) return null;
+  const pems = tls.rootCertificates.map((p) => Buffer.from(p));
+  const extra = process.env.NODE_EXTRA_CA_CERTS;
+  if (extra) {
+    try {
+      // node adds the file's certificates to its store; one that does not parse is skipped,
+      // as the addon skips it.
+      pems.push(fs.readFileSync(extra));
+    } catch {
+      // node warns and goes on with its bundled CAs.
+    }
+  }
+  defaultCAs = pems;
+  return defaultCAs;
+}
+
 /** [minVersion, maxVersion] as the addon takes them, or null for versions it lacks. */
 function versionRange(options) {
   // createSecureContext refused a secureProtocol with minVersion / maxVersion already.
@@ -186,17 +272,23 @@ function nativeTls(options) {
   const ca = options.ca ? toArray(options.ca).map(toBytes) : [];
   if (ca.includes(null)) return null;
   // Without a ca, OpenSSL checks client certificates against its default roots.
-  if (requestCert && ca.length === 0) return null;
+  const roots = requestCert && ca.length === 0 ? defaultRoots() : [];
+  if (roots === null) return null;
   // node's https.Server spreads the options over its default: one set to undefined is none.
   const alpn = 'ALPNProtocols' in options ? alpnNames(options.ALPNProtocols) : DEFAULT_ALPN;
   if (alpn === null) return null;
   const tuning = cipherTuning(options);
   if (tuning === null) return null;
-  const pairs = keyPairs(options);
-  if (pairs === null) return null;
+  const both = allPairs(options);
+  if (both === null) return null;
+  const { pairs, extra } = both;
   return {
     spec: {
-      pairs, ca, requestCert, rejectUnauthorized, minVersion, maxVersion, alpn, tickets: true,
+      pairs,
+      // OpenSSL trusts a pfx's other certificates and names them as client CAs, as a ca's.
+      ca: [...ca, ...extra],
+      roots,
+      requestCert, rejectUnauthorized, minVersion, maxVersion, alpn, tickets: true,
       ...tuning,
     },
     handshakeTimeout,

@@ -3,7 +3,7 @@
 // file and the addon disagree, and type-checks lib/ against it.
 
 export type TlsSession = { protocol: string; cipherName: string; standardName: string; alpnProtocol: string | false; servername: string | false; resumed: boolean; peerChain: Buffer[]; authorizationError: string | false };
-export type TlsSpec = { pairs: Array<[cert: Uint8Array, key: Uint8Array]>; ca: Uint8Array[]; requestCert: boolean; rejectUnauthorized: boolean; minVersion: number; maxVersion: number; alpn: string[]; tickets: boolean; ciphers?: string[]; honorCipherOrder?: boolean; groups?: string[]; sessionTimeout?: number; ticketKeys?: Uint8Array };
+export type TlsSpec = { pairs: Array<[cert: Uint8Array, key: Uint8Array]>; ca: Uint8Array[]; roots?: Uint8Array[]; requestCert: boolean; rejectUnauthorized: boolean; minVersion: number; maxVersion: number; alpn: string[]; tickets: boolean; ciphers?: string[]; honorCipherOrder?: boolean; groups?: string[]; sessionTimeout?: number; ticketKeys?: Uint8Array };
 export type ListenAddress = [address: string, port: number, family: string];
 export type SocketAddresses = [localAddress?: string, localPort?: number, localFamily?: string, remoteAddress?: string, remotePort?: number, remoteFamily?: string];
 
@@ -12,6 +12,7 @@ export interface Binding {
   init(callbacks: Callbacks, methods: readonly unknown[], statusCodes: readonly unknown[]): void;
   serverCreate(sameAsLast: boolean): number;
   tlsContextCreate(spec: TlsSpec): number;
+  tlsDecodePfx(pfx: Uint8Array, passphrase: string | undefined | null): Buffer[] | undefined;
   tlsContextFree(ctx: number): void;
   serverSetTls(sid: number, ctx: number): void;
   tlsAddContext(ctx: number, servername: string, other: number): void;

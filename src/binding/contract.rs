@@ -241,6 +241,7 @@ pub const TYPES: &[(&str, &str)] = &[
     (
         "TlsSpec",
         "{ pairs: Array<[cert: Uint8Array, key: Uint8Array]>; ca: Uint8Array[]; \
+         roots?: Uint8Array[]; \
          requestCert: boolean; rejectUnauthorized: boolean; minVersion: number; \
          maxVersion: number; alpn: string[]; tickets: boolean; ciphers?: string[]; \
          honorCipherOrder?: boolean; groups?: string[]; sessionTimeout?: number; \

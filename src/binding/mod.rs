@@ -87,6 +87,12 @@ const EXPORTS: &[Export] = &[
         server::tls_context_create,
     ),
     ex(
+        "tlsDecodePfx",
+        &[("pfx", Ty::Bytes), ("passphrase", Ty::OptStr)],
+        "Buffer[] | undefined",
+        server::tls_decode_pfx,
+    ),
+    ex(
         "tlsContextFree",
         &[("ctx", Ty::Num)],
         "void",

@@ -346,6 +346,7 @@ export!(tls_context_create, |a| {
     let spec = TlsSpec {
         pairs,
         ca: bytes_list(env, napi::get_named(env, obj, "ca")),
+        roots: bytes_list(env, napi::get_named(env, obj, "roots")),
         request_cert: flag(env, obj, "requestCert"),
         reject_unauthorized: flag(env, obj, "rejectUnauthorized"),
         min_version: napi::u32_of(env, napi::get_named(env, obj, "minVersion")) as u16,
@@ -384,6 +385,27 @@ export!(tls_context_create, |a| {
             napi::throw_error(env, "ERR_FAST_HTTP_TLS", &msg);
             std::ptr::null_mut()
         }
+    }
+});
+
+// tlsDecodePfx(pfx, passphrase) -> [key, ...certs] (PKCS#8 DER, then DER certificates in
+// the archive's order), or undefined for an archive the decoder cannot open.
+export!(tls_decode_pfx, |a| {
+    let Some(pfx) = a.bytes(0) else {
+        return undef(&a);
+    };
+    // OpenSSL's PKCS12_parse without a passphrase tries the empty one.
+    let passphrase = a.string(1).unwrap_or_default();
+    match crate::net::pkcs12::decode(pfx, &passphrase) {
+        Ok(d) => {
+            let env = a.env;
+            let items: Vec<_> = std::iter::once(&d.key)
+                .chain(&d.certs)
+                .map(|b| napi::buffer_copy(env, b))
+                .collect();
+            napi::array(env, &items)
+        }
+        Err(_) => undef(&a),
     }
 });
 

@@ -3,6 +3,7 @@
 //! crate never names a Linux- or macOS-only constant).
 
 pub mod listener;
+pub mod pkcs12;
 pub mod stream;
 mod sys;
 pub mod tls;

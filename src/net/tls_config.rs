@@ -22,6 +22,9 @@ pub struct TlsSpec {
     pub pairs: Vec<(Vec<u8>, Vec<u8>)>,
     /// Trusted CAs for client certificates (PEM blobs, or DER).
     pub ca: Vec<Vec<u8>>,
+    /// Trusted for client certificates too, but not named in the CertificateRequest: node's
+    /// default CAs (OpenSSL's store without a `ca`, which it does not list as client CAs).
+    pub roots: Vec<Vec<u8>>,
     pub request_cert: bool,
     pub reject_unauthorized: bool,
     /// 0x0303 (TLSv1.2) or 0x0304 (TLSv1.3).
@@ -305,6 +308,7 @@ impl ClientCertVerifier for Lenient {
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
         rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
+            .or_else(|e| signed_by_key(message, cert, dss, e))
     }
     fn verify_tls13_signature(
         &self,
@@ -313,10 +317,63 @@ impl ClientCertVerifier for Lenient {
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
         rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
+            .or_else(|e| signed_by_key(message, cert, dss, e))
     }
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.algorithms.supported_schemes()
     }
+}
+
+/// A handshake signature checked with the certificate's public key alone, when webpki cannot
+/// take the certificate (X.509 v1, as some of node's test clients have): OpenSSL takes any
+/// certificate whose key made the signature. `err` (webpki's) stands for anything else.
+fn signed_by_key(
+    message: &[u8],
+    cert: &CertificateDer<'_>,
+    dss: &DigitallySignedStruct,
+    err: rustls::Error,
+) -> Result<HandshakeSignatureValid, rustls::Error> {
+    use ::ring::signature as sig;
+    if !matches!(err, rustls::Error::InvalidCertificate(_)) {
+        return Err(err);
+    }
+    let alg: &dyn sig::VerificationAlgorithm = match dss.scheme {
+        SignatureScheme::RSA_PKCS1_SHA256 => &sig::RSA_PKCS1_2048_8192_SHA256,
+        SignatureScheme::RSA_PKCS1_SHA384 => &sig::RSA_PKCS1_2048_8192_SHA384,
+        SignatureScheme::RSA_PKCS1_SHA512 => &sig::RSA_PKCS1_2048_8192_SHA512,
+        SignatureScheme::RSA_PSS_SHA256 => &sig::RSA_PSS_2048_8192_SHA256,
+        SignatureScheme::RSA_PSS_SHA384 => &sig::RSA_PSS_2048_8192_SHA384,
+        SignatureScheme::RSA_PSS_SHA512 => &sig::RSA_PSS_2048_8192_SHA512,
+        SignatureScheme::ECDSA_NISTP256_SHA256 => &sig::ECDSA_P256_SHA256_ASN1,
+        SignatureScheme::ECDSA_NISTP384_SHA384 => &sig::ECDSA_P384_SHA384_ASN1,
+        SignatureScheme::ED25519 => &sig::ED25519,
+        _ => return Err(err),
+    };
+    let Some(key) = public_key(cert) else {
+        return Err(err);
+    };
+    match sig::UnparsedPublicKey::new(alg, key).verify(message, dss.signature()) {
+        Ok(()) => Ok(HandshakeSignatureValid::assertion()),
+        Err(_) => Err(err),
+    }
+}
+
+/// The subjectPublicKey bits of a certificate (what ring's keys are made from).
+fn public_key(cert: &[u8]) -> Option<&[u8]> {
+    let (_, cert, _) = der(cert)?;
+    let (_, tbs, _) = der(cert)?;
+    let mut f = tbs;
+    if f.first() == Some(&0xa0) {
+        f = der(f)?.2;
+    }
+    // serial, signature algorithm, issuer, validity, subject, then subjectPublicKeyInfo.
+    for _ in 0..5 {
+        f = der(f)?.2;
+    }
+    let (_, spki, _) = der(f)?;
+    let (_, bits, _) = der(der(spki)?.2)?;
+    // A BIT STRING's first byte counts its unused bits: none in a key.
+    bits.strip_prefix(&[0])
 }
 
 fn roots(ca: &[Vec<u8>]) -> Result<RootCertStore, String> {
@@ -352,8 +409,12 @@ impl TlsContext {
             .collect::<Result<Vec<_>, _>>()?;
         let mut suites = provider_for(spec)?;
         let versions = versions_for(spec, &mut suites)?;
-        let store = roots(&spec.ca)?;
+        let mut store = roots(&spec.ca)?;
         let hints: Vec<DistinguishedName> = store.subjects();
+        for blob in &spec.roots {
+            // OpenSSL loads its default store leniently too: one it cannot use is skipped.
+            store.add_parsable_certificates(certs(blob).unwrap_or_default());
+        }
         // node asks for a client certificate but takes whatever comes (OpenSSL's verify
         // callback always accepts); the chain is checked after the handshake, and with
         // rejectUnauthorized a failing one closes the socket then (onServerSocketSecure).
@@ -456,8 +517,16 @@ fn openssl_code(
             E::Revoked => "CERT_REVOKED",
             E::BadSignature => "CERT_SIGNATURE_FAILURE",
             E::UnknownIssuer if rest.is_empty() => "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+            E::UnknownIssuer if ends_self_issued(end, rest) => "SELF_SIGNED_CERT_IN_CHAIN",
             E::UnknownIssuer => "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
             E::InvalidPurpose | E::InvalidPurposeContext { .. } => "INVALID_PURPOSE",
+            // A certificate webpki cannot read (X.509 v1): OpenSSL's verdict is where its
+            // chain ends, as for an unknown issuer.
+            E::BadEncoding | E::Other(_) if rest.is_empty() => "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+            E::BadEncoding | E::Other(_) if ends_self_issued(end, rest) => {
+                "SELF_SIGNED_CERT_IN_CHAIN"
+            }
+            E::BadEncoding | E::Other(_) => "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
             _ => "CERT_REJECTED",
         },
         _ => "CERT_REJECTED",
@@ -483,23 +552,47 @@ fn der(d: &[u8]) -> Option<(u8, &[u8], &[u8])> {
 }
 
 /// The certificate names itself as its issuer.
+/// A certificate's (issuer, subject) names, DER.
+fn names(cert: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (_, cert, _) = der(cert)?;
+    let (_, tbs, _) = der(cert)?;
+    let mut f = tbs;
+    // [0] version is optional; then serial, signature algorithm, issuer, validity, subject.
+    if f.first() == Some(&0xa0) {
+        f = der(f)?.2;
+    }
+    let f = der(f)?.2;
+    let f = der(f)?.2;
+    let (_, issuer, f) = der(f)?;
+    let f = der(f)?.2;
+    let (_, subject, _) = der(f)?;
+    Some((issuer, subject))
+}
+
 fn self_issued(cert: &CertificateDer<'static>) -> bool {
-    let names = || {
-        let (_, cert, _) = der(cert)?;
-        let (_, tbs, _) = der(cert)?;
-        let mut f = tbs;
-        // [0] version is optional; then serial, signature algorithm, issuer, validity, subject.
-        if f.first() == Some(&0xa0) {
-            f = der(f)?.2;
+    names(cert).is_some_and(|(issuer, subject)| issuer == subject)
+}
+
+/// Whether the chain OpenSSL builds from `end` through the certificates the peer sent ends
+/// in a self-issued one (which, untrusted, is its SELF_SIGNED_CERT_IN_CHAIN).
+fn ends_self_issued(end: &CertificateDer<'static>, rest: &[CertificateDer<'static>]) -> bool {
+    let mut current: &[u8] = end;
+    for _ in 0..rest.len() {
+        let Some((issuer, _)) = names(current) else {
+            return false;
+        };
+        let Some(next) = rest
+            .iter()
+            .find(|c| names(c).is_some_and(|(_, subject)| subject == issuer))
+        else {
+            return false;
+        };
+        if self_issued(next) {
+            return true;
         }
-        let f = der(f)?.2;
-        let f = der(f)?.2;
-        let (_, issuer, f) = der(f)?;
-        let f = der(f)?.2;
-        let (_, subject, _) = der(f)?;
-        Some(issuer == subject)
-    };
-    names().unwrap_or(false)
+        current = next;
+    }
+    false
 }
 
 /// The protocol names node's getProtocol() gives.
@@ -561,5 +654,55 @@ mod tests {
         assert!(name_matches("Example.COM", "example.com"));
         assert!(!name_matches("example.com", "example.co"));
         assert!(name_matches("a*c.com", "abbc.com"));
+    }
+
+    fn fixture(name: &str) -> Vec<u8> {
+        std::fs::read(format!(
+            "{}/test/fixtures/tls/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    }
+
+    fn cert(name: &str) -> CertificateDer<'static> {
+        CertificateDer::from_pem_slice(&fixture(name)).unwrap()
+    }
+
+    #[test]
+    fn a_v1_certificates_key_checks_its_signatures() {
+        // webpki does not read the v1 certificate; its key, read here, checks what it signed.
+        let v1 = cert("client-v1-cert.pem");
+        let key = PrivateKeyDer::from_pem_slice(&fixture("client-v1-key.pem")).unwrap();
+        let pair = ::ring::signature::RsaKeyPair::from_pkcs8(key.secret_der()).unwrap();
+        let mut signature = vec![0; pair.public().modulus_len()];
+        let rng = ::ring::rand::SystemRandom::new();
+        pair.sign(
+            &::ring::signature::RSA_PSS_SHA256,
+            &rng,
+            b"signed",
+            &mut signature,
+        )
+        .unwrap();
+        let public = public_key(&v1).unwrap();
+        let verify = |m: &[u8]| {
+            ::ring::signature::UnparsedPublicKey::new(
+                &::ring::signature::RSA_PSS_2048_8192_SHA256,
+                public,
+            )
+            .verify(m, &signature)
+        };
+        assert!(verify(b"signed").is_ok());
+        assert!(verify(b"forged").is_err());
+        // Another certificate's key is another key.
+        assert_ne!(public_key(&cert("client-cert.pem")), Some(public));
+    }
+
+    #[test]
+    fn chains_ending_self_issued() {
+        let (client, ca) = (cert("client-cert.pem"), cert("ca-cert.pem"));
+        assert!(ends_self_issued(&client, std::slice::from_ref(&ca)));
+        assert!(!ends_self_issued(&client, &[]));
+        // A self-issued certificate that is not the issuer is not in the chain.
+        assert!(!ends_self_issued(&client, &[cert("self-signed-cert.pem")]));
     }
 }
