@@ -1,15 +1,23 @@
 'use strict';
 // Connections the addon cannot serve — a JS socket handed to the server with
 // `server.emit('connection', socket)` — run through Node's own http machinery: a hidden
-// node:http Server with the same settings parses them and re-emits its events on ours.
+// node:http Server (for an https server, a node:https Server with the same TLS options) with
+// the same settings parses them and re-emits its events on ours.
 const { NodeServer, hasShouldUpgradeCallback } = require('../internal/node-internals');
-const { kShadow, kFallbackSockets } = require('../internal/symbols');
+const { kShadow, kFallbackSockets, kMakeShadow } = require('../internal/symbols');
 const stats = require('../internal/stats');
 
 const FORWARDED = new Set([
   'request', 'checkContinue', 'checkExpectation', 'upgrade', 'connect', 'clientError',
   'timeout', 'dropRequest',
 ]);
+
+// A TLS shadow's own events, for the app's listeners on our server. 'secureConnection' is
+// the shadow's too: node's https server serves HTTP from its listener there.
+const TLS_FORWARDED = new Set([...FORWARDED, 'tlsClientError', 'keylog', 'newSession',
+  'resumeSession', 'OCSPRequest']);
+const TLS_SHARED = new Set(['secureConnection']);
+const NONE = new Set();
 
 const SETTINGS = [
   'timeout', 'keepAliveTimeout', 'headersTimeout', 'requestTimeout', 'maxHeadersCount',
@@ -20,17 +28,21 @@ const SETTINGS = [
 function shadowOf(server) {
   let shadow = server[kShadow];
   if (shadow === undefined) {
-    shadow = new NodeServer();
+    const tls = server[kMakeShadow] !== undefined;
+    shadow = tls ? server[kMakeShadow]() : new NodeServer();
+    const forwarded = tls ? TLS_FORWARDED : FORWARDED;
+    const shared = tls ? TLS_SHARED : NONE;
     const emit = shadow.emit;
     shadow.emit = function forward(event, ...args) {
-      if (FORWARDED.has(event)) return server.emit(event, ...args);
+      if (forwarded.has(event)) return server.emit(event, ...args);
+      if (shared.has(event)) server.emit(event, ...args);
       return emit.call(this, event, ...args);
     };
     // node's server code asks who listens (an Upgrade request is 'upgrade' only when
     // someone listens for it, 'checkContinue' replaces the automatic 100 Continue, ...).
     const listenerCount = shadow.listenerCount;
     shadow.listenerCount = function forwardedCount(event, ...rest) {
-      if (FORWARDED.has(event)) return server.listenerCount(event, ...rest);
+      if (forwarded.has(event)) return server.listenerCount(event, ...rest);
       return listenerCount.call(this, event, ...rest);
     };
     if (hasShouldUpgradeCallback) {

@@ -15,7 +15,7 @@ const { kNativeSid } = require('../http/listen');
 const { sameInstances } = require('../internal/node-internals');
 const errors = require('../internal/errors');
 const {
-  kSid, kTlsServer, kSecureSocket, kSniRequest, kId, kConfig,
+  kSid, kTlsServer, kSecureSocket, kSniRequest, kId, kConfig, kMakeShadow, kShadow,
 } = require('../internal/symbols');
 const { S_SNI_CALLBACK } = require('../internal/native').flags;
 const stats = require('../internal/stats');
@@ -62,6 +62,8 @@ function Server(options, requestListener) {
   stats.httpsServerCreated(false);
   const state = this[kTlsServer] = {
     ctx,
+    // For the node https server that serves sockets handed over with emit('connection').
+    options: { ...options },
     spec: decided.spec,
     // addContext's [servername, context]s, which a setSecureContext keeps.
     added: [],
@@ -205,6 +207,9 @@ Server.prototype.setSecureContext = function setSecureContext(options) {
   state.ownCert = ownCert;
   setTlsFields(this, options);
   if (this[kSid] >= 0) binding.serverSetTls(this[kSid], ctx);
+  // Handed-over sockets get the new keys too.
+  state.options = { ...state.options, ...options };
+  this[kShadow]?.setSecureContext(options);
 };
 
 /**
@@ -263,6 +268,12 @@ Server.prototype.setTicketKeys = function setTicketKeys(keys) {
   }
   binding.tlsSetTicketKeys(this[kTlsServer].ctx,
     new Uint8Array(keys.buffer, keys.byteOffset, keys.byteLength));
+};
+
+// Sockets handed over with emit('connection') are served by node's https server, with this
+// server's TLS options (the latest setSecureContext's keys included).
+Server.prototype[kMakeShadow] = function makeShadow() {
+  return new NodeHttpsServer(this[kTlsServer].options);
 };
 
 /** The TLSSocket surface for a connection whose handshake completed (`established`) or failed. */

@@ -20,6 +20,8 @@ module.exports = {
   kTapping: Symbol('fast-http.tapping'),
   kBodyReq: Symbol('fast-http.bodyRequest'),
   kShadow: Symbol('fast-http.shadowServer'),
+  /** A server's maker of its hidden node server (https: one with the same TLS options). */
+  kMakeShadow: Symbol('fast-http.makeShadow'),
   kFallbackSockets: Symbol('fast-http.fallbackSockets'),
   kListening: Symbol('fast-http.listening'),
   kEagerHeaders: Symbol('fast-http.eagerHeaders'),
