@@ -105,8 +105,9 @@ export declare function isFastHttpServer(server: unknown): boolean;
 /**
  * node:https's server API on fast-http's native TLS (also `fast-http/https`):
  * `createServer(options, requestListener)` and `Server`, typed as node:https's.
- * Options the native TLS does not implement (pfx, ciphers, SNICallback, ...)
- * give node:https's own server.
+ * Options the native TLS does not implement (TLS 1.0 / 1.1, secureOptions,
+ * PSK, cipher strings it cannot map exactly, ...: the README's list) give
+ * node:https's own server.
  */
 export declare const https: {
     Server: typeof import('node:https').Server;
