@@ -245,7 +245,7 @@ impl<S: Read + Write> TlsSession<S> {
         if self.keylog {
             KEYLOG.with(|k| *k.borrow_mut() = Some(std::mem::take(&mut self.keylog_lines)));
         }
-        let made = accepted.into_connection(config);
+        let made = super::tls_tickets::with_connection(false, || accepted.into_connection(config));
         if self.keylog {
             self.keylog_lines = KEYLOG.with(|k| k.borrow_mut().take()).unwrap_or_default();
         }
@@ -330,11 +330,16 @@ impl<S: Read + Write> TlsSession<S> {
 
     /// `process_new_packets`, with this session's key-log lines collected when it logs.
     fn process(&mut self) -> Result<(), rustls::Error> {
+        // Tickets as OpenSSL hands them out depend on whether this handshake resumed.
+        let resumed = self.conn.handshake_kind() == Some(rustls::HandshakeKind::Resumed);
+        let conn = &mut self.conn;
         if !self.keylog {
-            return self.conn.process_new_packets().map(|_| ());
+            return super::tls_tickets::with_connection(resumed, || conn.process_new_packets())
+                .map(|_| ());
         }
         KEYLOG.with(|k| *k.borrow_mut() = Some(std::mem::take(&mut self.keylog_lines)));
-        let r = self.conn.process_new_packets().map(|_| ());
+        let r =
+            super::tls_tickets::with_connection(resumed, || conn.process_new_packets()).map(|_| ());
         self.keylog_lines = KEYLOG.with(|k| k.borrow_mut().take()).unwrap_or_default();
         r
     }
