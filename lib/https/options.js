@@ -13,7 +13,7 @@ const { toSuites, toGroups } = require('../internal/tls-ciphers');
 const FALLBACK_OPTIONS = [
   'pfx', 'secureOptions', 'sigalgs', 'pskCallback', 'pskIdentityHint', 'crl',
   'dhparam', 'privateKeyEngine', 'privateKeyIdentifier', 'clientCertEngine', 'secureContext',
-  'sessionIdContext', 'ALPNCallback', 'privateKeyOptions',
+  'sessionIdContext', 'privateKeyOptions',
 ];
 /** Boolean TLS options whose default (false) the addon has. */
 const FALSE_BY_DEFAULT = ['enableTrace', 'allowPartialTrustChain'];
@@ -135,6 +135,9 @@ function versionRange(options) {
 function cipherTuning(options) {
   // A SNICallback that is not a function: node's server throws for it.
   if (options.SNICallback !== undefined && typeof options.SNICallback !== 'function') return null;
+  // An ALPNCallback that is not a function, or one beside ALPNProtocols: node's throws.
+  if (options.ALPNCallback !== undefined &&
+      (typeof options.ALPNCallback !== 'function' || options.ALPNProtocols)) return null;
   const out = {};
   if (options.ciphers !== undefined) {
     const suites = toSuites(options.ciphers);
