@@ -49,6 +49,8 @@ const cases = [
   ['chooses the second protocol', (a) => a.protocols[1], { ALPNProtocols: ['a', 'b', 'c'] }],
   ['chooses none: no_application_protocol', () => undefined, { ALPNProtocols: ['a', 'b'] }],
   ['a client without ALPN: not asked', () => 'x', {}],
+  ['chooses a protocol not offered: ERR_TLS_ALPN_CALLBACK_INVALID_RESULT', () => 'x',
+    { ALPNProtocols: ['a', 'b'] }],
   ['no servername', (a) => a.protocols[0], { ALPNProtocols: ['h2', 'http/1.1'],
     servername: '' }],
 ];

@@ -34,8 +34,8 @@ function exchange(port, maxVersion, session) {
 }
 
 /** A scenario's facts on one implementation: what the client saw on each connection. */
-async function scenario(impl, maxVersion) {
-  const srv = await startServer(impl, serverOptions(), (req, res) => res.end('ok'));
+async function scenario(impl, maxVersion, extra) {
+  const srv = await startServer(impl, serverOptions(extra), (req, res) => res.end('ok'));
   try {
     const full = await exchange(srv.port, maxVersion);
     const first = full.sessions.at(-1);
@@ -62,15 +62,23 @@ async function scenario(impl, maxVersion) {
   }
 }
 
-for (const maxVersion of ['TLSv1.2', 'TLSv1.3']) {
-  test(`NewSessionTickets per connection: full, resumed, after setTicketKeys (${maxVersion})`, T,
+// With an SNICallback the handshake waits for JS after the ClientHello (another path).
+const sni = { SNICallback: (servername, cb) => cb(null, null) };
+
+const variants = [];
+for (const [what, extra] of [['', {}], [', SNICallback', sni]]) {
+  for (const maxVersion of ['TLSv1.2', 'TLSv1.3']) variants.push([maxVersion + what, maxVersion, extra]);
+}
+
+for (const [name, maxVersion, extra] of variants) {
+  test(`NewSessionTickets per connection: full, resumed, after setTicketKeys (${name})`, T,
     async () => {
       const [node, fast] = httpsImpls();
-      const expected = await scenario(node.impl, maxVersion);
+      const expected = await scenario(node.impl, maxVersion, extra);
       // node's own: tickets after full handshakes only (two in TLSv1.3, one in TLSv1.2).
       assert.equal(expected.full.tickets, maxVersion === 'TLSv1.3' ? 2 : 1);
       assert.equal(expected.resumed.tickets, 0);
       assert.equal(expected.resumed.reused, true);
-      assert.deepStrictEqual(await scenario(fast.impl, maxVersion), expected);
+      assert.deepStrictEqual(await scenario(fast.impl, maxVersion, extra), expected);
     });
 }
