@@ -434,9 +434,9 @@ async function listenSni(kind) {
   server[kSniRequest] = (socket, name) => SNICallback(name, (err, ctx) => {
     if (err) {
       server.emit('tlsClientError', err, socket);
-      binding.tlsSniAnswer(socket[kId], -1);
+      binding.tlsSniAnswer(socket[kId], -1, -1);
     } else {
-      binding.tlsSniAnswer(socket[kId], ctx ? other : 0);
+      binding.tlsSniAnswer(socket[kId], ctx ? other : 0, -1);
     }
   });
   return server;

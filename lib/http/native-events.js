@@ -196,16 +196,17 @@ function onKeylog(sid, id, line) {
 }
 
 /**
- * A ClientHello named `servername` and the server has an SNICallback: tls.Server's loadSNI.
- * The handshake waits for binding.tlsSniAnswer (the https layer sets kSniRequest).
+ * A ClientHello named `servername` and the server has an SNICallback (tls.Server's loadSNI),
+ * or it offered ALPN `protocols` (as on the wire) and the server has an ALPNCallback. The
+ * handshake waits for binding.tlsSniAnswer (the https layer sets kSniRequest).
  */
-function onSniRequest(sid, id, servername) {
+function onSniRequest(sid, id, servername, protocols) {
   const server = servers[sid];
   if (server === undefined) return;
   if (typeof server[kSniRequest] === 'function') {
-    server[kSniRequest](socketFor(server, id), servername);
+    server[kSniRequest](socketFor(server, id), servername, protocols);
   } else {
-    binding.tlsSniAnswer(id, 0);
+    binding.tlsSniAnswer(id, 0, -1);
   }
 }
 

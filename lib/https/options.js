@@ -16,7 +16,7 @@ const { binding } = require('../internal/native');
 const FALLBACK_OPTIONS = [
   'secureOptions', 'sigalgs', 'pskCallback', 'pskIdentityHint', 'crl',
   'dhparam', 'privateKeyEngine', 'privateKeyIdentifier', 'clientCertEngine', 'secureContext',
-  'sessionIdContext', 'ALPNCallback', 'privateKeyOptions',
+  'sessionIdContext', 'privateKeyOptions',
 ];
 /** Boolean TLS options whose default (false) the addon has. */
 const FALSE_BY_DEFAULT = ['enableTrace', 'allowPartialTrustChain'];
@@ -221,6 +221,9 @@ function versionRange(options) {
 function cipherTuning(options) {
   // A SNICallback that is not a function: node's server throws for it.
   if (options.SNICallback !== undefined && typeof options.SNICallback !== 'function') return null;
+  // An ALPNCallback that is not a function, or one beside ALPNProtocols: node's throws.
+  if (options.ALPNCallback !== undefined &&
+      (typeof options.ALPNCallback !== 'function' || options.ALPNProtocols)) return null;
   const out = {};
   if (options.ciphers !== undefined) {
     const suites = toSuites(options.ciphers);

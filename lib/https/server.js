@@ -17,7 +17,7 @@ const errors = require('../internal/errors');
 const {
   kSid, kTlsServer, kSecureSocket, kSniRequest, kId, kConfig, kMakeShadow, kShadow,
 } = require('../internal/symbols');
-const { S_SNI_CALLBACK } = require('../internal/native').flags;
+const { S_SNI_CALLBACK, S_ALPN_CALLBACK } = require('../internal/native').flags;
 const stats = require('../internal/stats');
 const { nativeTls } = require('./options');
 const { installTls, installPendingTls } = require('./tls-socket');
@@ -86,6 +86,10 @@ function Server(options, requestListener) {
     this[kConfig].flags |= S_SNI_CALLBACK;
   }
   this.ALPNCallback = options.ALPNCallback;
+  if (typeof options.ALPNCallback === 'function') {
+    this[kSniRequest] = sniRequest;
+    this[kConfig].flags |= S_ALPN_CALLBACK;
+  }
   if (options.sessionTimeout) this.sessionTimeout = options.sessionTimeout;
   if (options.ticketKeys) this.ticketKeys = options.ticketKeys;
   // https.Server's default is spread under the options: an own ALPNProtocols, even
@@ -213,43 +217,79 @@ Server.prototype.setSecureContext = function setSecureContext(options) {
 };
 
 /**
- * tls.Server's loadSNI for a ClientHello that named `servername`: the app's SNICallback
- * chooses the context (a SecureContext, or nothing for the server's own); the handshake waits
- * in the addon until it answers. An error, or a context the addon cannot serve, fails the
+ * tls.Server's loadSNI for a ClientHello that named `servername` ("" for none): the app's
+ * SNICallback chooses the context (a SecureContext, or nothing for the server's own); then,
+ * for a ClientHello that offered ALPN `protocols` (as on the wire), the app's ALPNCallback
+ * chooses the protocol, as OpenSSL asks it after the SNI callback. The handshake waits in the
+ * addon until both have answered. An error, or a context the addon cannot serve, fails the
  * handshake with 'tlsClientError', as node's does with the callback's error.
  */
-function sniRequest(socket, servername) {
+function sniRequest(socket, servername, protocols) {
   const server = this;
+  const id = socket[kId];
   let answered = false;
+  const fail = (err) => {
+    binding.tlsSniAnswer(id, -1, -1);
+    server.emit('tlsClientError', err, socket);
+  };
   const answer = (err, context) => {
     if (answered) return;
     answered = true;
-    const id = socket[kId];
     if (err) {
-      binding.tlsSniAnswer(id, -1);
-      server.emit('tlsClientError', err, socket);
+      fail(err);
       return;
     }
-    if (!context) {
-      binding.tlsSniAnswer(id, 0);
-      return;
-    }
-    const state = server[kTlsServer];
-    let ctx = state.sni.get(context);
-    if (ctx === undefined) {
-      try {
-        ctx = contextFrom('SNICallback', context, state.spec).ctx;
-      } catch (e) {
-        binding.tlsSniAnswer(id, -1);
-        server.emit('tlsClientError', e, socket);
-        return;
+    let ctx = 0;
+    if (context) {
+      const state = server[kTlsServer];
+      ctx = state.sni.get(context);
+      if (ctx === undefined) {
+        try {
+          ctx = contextFrom('SNICallback', context, state.spec).ctx;
+        } catch (e) {
+          fail(e);
+          return;
+        }
+        state.sni.set(context, ctx);
+        state.sniContexts.push(ctx);
       }
-      state.sni.set(context, ctx);
-      state.sniContexts.push(ctx);
     }
-    binding.tlsSniAnswer(id, ctx);
+    let alpn;
+    try {
+      alpn = chooseAlpn(server, socket, servername, protocols);
+    } catch (e) {
+      fail(e);
+      return;
+    }
+    binding.tlsSniAnswer(id, ctx, alpn);
   };
-  this._SNICallback(servername, answer);
+  if (servername && typeof this._SNICallback === 'function') {
+    this._SNICallback(servername, answer);
+  } else {
+    answer(null, null);
+  }
+}
+
+/**
+ * _tls_wrap.js's callALPNCallback: the server's ALPNCallback, called on the socket with the
+ * client's protocols, chooses one of them (its index), or none (-2: the handshake fails with
+ * no_application_protocol); -1 when the ClientHello offered no ALPN (nothing is asked).
+ */
+function chooseAlpn(server, socket, servername, protocolsBuffer) {
+  if (!protocolsBuffer || protocolsBuffer.length === 0) return -1;
+  const protocols = [];
+  for (let i = 0; i < protocolsBuffer.length; i++) {
+    const length = protocolsBuffer[i];
+    protocols.push(protocolsBuffer.toString('ascii', i + 1, i + 1 + length));
+    i += length;
+  }
+  // node calls it on the TLSSocket, during its handshake.
+  if (socket.encrypted !== true) server[kSecureSocket](socket, false);
+  const selected = server.ALPNCallback.call(socket, { servername: servername || false, protocols });
+  if (selected === undefined) return -2;
+  const index = protocols.indexOf(selected);
+  if (index === -1) throw errors.ERR_TLS_ALPN_CALLBACK_INVALID_RESULT(selected, protocols);
+  return index;
 }
 
 // tls.Server's session ticket keys (48 bytes: name, HMAC and AES keys in node's layout; the

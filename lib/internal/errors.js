@@ -81,6 +81,9 @@ const errors = define({
   ERR_INTERNAL_ASSERTION: [Error, (message) => `${message}\nThis is caused by either a bug in ` +
     'Node.js or incorrect usage of Node.js internals.\nPlease open an issue with this stack ' +
     'trace at https://github.com/nodejs/node/issues\n'],
+  ERR_TLS_ALPN_CALLBACK_INVALID_RESULT: [TypeError, (value, protocols) =>
+    `ALPN callback returned a value (${value}) that did not match any of the client's ` +
+    `offered protocols (${protocols.join(', ')})`],
   ERR_TLS_REQUIRED_SERVER_NAME: [Error,
     () => '"servername" is required parameter for Server.addContext'],
 });

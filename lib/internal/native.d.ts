@@ -16,7 +16,7 @@ export interface Binding {
   tlsContextFree(ctx: number): void;
   serverSetTls(sid: number, ctx: number): void;
   tlsAddContext(ctx: number, servername: string, other: number): void;
-  tlsSniAnswer(id: number, ctx: number): void;
+  tlsSniAnswer(id: number, ctx: number, alpn: number): void;
   tlsGetTicketKeys(ctx: number): Buffer;
   tlsSetTicketKeys(ctx: number, keys: Uint8Array): void;
   tlsExportKeyingMaterial(id: number, length: number, label: string, context: Uint8Array | undefined | null): Buffer;
@@ -81,7 +81,7 @@ export interface Callbacks {
   onSecure(sid: number, id: number, session: TlsSession): void;
   onTlsClientError(sid: number, id: number, code: string, message: string): void;
   onKeylog(sid: number, id: number, line: Buffer): void;
-  onSniRequest(sid: number, id: number, servername: string): void;
+  onSniRequest(sid: number, id: number, servername: string, protocols: Buffer): void;
 }
 
 /** `serverConfig` options: a field present is applied. */
@@ -146,6 +146,7 @@ export interface Flags {
   readonly S_UPGRADE_BODY: number;
   readonly S_HAS_KEYLOG: number;
   readonly S_SNI_CALLBACK: number;
+  readonly S_ALPN_CALLBACK: number;
 }
 
 export interface Defaults {

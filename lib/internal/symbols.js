@@ -30,7 +30,8 @@ module.exports = {
   kHead: Symbol('fast-http.decidedHead'),
   kUpgradeCallback: Symbol('fast-http.shouldUpgradeCallback'),
   kAsking: Symbol('fast-http.askingUpgrade'),
-  // (socket, servername) => void: a TLS server's SNICallback, answered with tlsSniAnswer.
+  // (socket, servername, protocols) => void: a TLS server's SNICallback / ALPNCallback,
+  // answered with tlsSniAnswer.
   kSniRequest: Symbol('fast-http.sniRequest'),
   kUpgradeReq: Symbol('fast-http.upgradeRequest'),
   kUpgradeStream: Symbol('fast-http.upgradeStream'),

@@ -227,7 +227,10 @@ pub const CALLBACKS: [Callback; 20] = [
         &[("sid", N), ("id", N), ("code", S), ("message", S)],
     ),
     ("onKeylog", &[("sid", N), ("id", N), ("line", B)]),
-    ("onSniRequest", &[("sid", N), ("id", N), ("servername", S)]),
+    (
+        "onSniRequest",
+        &[("sid", N), ("id", N), ("servername", S), ("protocols", B)],
+    ),
 ];
 
 /// Named TypeScript types the declarations above use.

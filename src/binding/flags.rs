@@ -57,6 +57,7 @@ pub const FLAGS: &[(&str, u32)] = &[
     ("S_UPGRADE_BODY", S_UPGRADE_BODY),
     ("S_HAS_KEYLOG", S_HAS_KEYLOG),
     ("S_SNI_CALLBACK", S_SNI_CALLBACK),
+    ("S_ALPN_CALLBACK", S_ALPN_CALLBACK),
 ];
 
 /// The table as a frozen-by-convention JS object.

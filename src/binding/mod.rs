@@ -116,7 +116,7 @@ const EXPORTS: &[Export] = &[
     ),
     ex(
         "tlsSniAnswer",
-        &[ID, ("ctx", Ty::Num)],
+        &[ID, ("ctx", Ty::Num), ("alpn", Ty::Num)],
         "void",
         server::tls_sni_answer,
     ),

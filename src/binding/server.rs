@@ -465,11 +465,22 @@ export!(tls_set_ticket_keys, |a| {
     undef(&a)
 });
 
-// tlsSniAnswer(id, ctx): the SNICallback of connection `id` answered: a context handle, 0 for
-// the server's own, -1 for an error (the connection closes; JS tells 'tlsClientError').
+// tlsSniAnswer(id, ctx, alpn): the SNICallback / ALPNCallback of connection `id` answered: a
+// context handle, 0 for the server's own, -1 for an error (the connection closes; JS tells
+// 'tlsClientError'); the index of the client's ALPN protocol chosen, -1 when no ALPNCallback
+// was asked, -2 when it chose none.
 export!(tls_sni_answer, |a| {
+    use crate::net::tls::AlpnChoice;
     let id = super::callback::id_of(&a, 0);
     let handle = a.f64(1);
+    let alpn = a.f64(2);
+    let alpn = if alpn >= 0.0 {
+        AlpnChoice::Chosen(alpn as usize)
+    } else if alpn <= -2.0 {
+        AlpnChoice::Refused
+    } else {
+        AlpnChoice::Config
+    };
     let choice = if handle < 0.0 {
         Err(())
     } else if handle == 0.0 {
@@ -480,6 +491,6 @@ export!(tls_sni_answer, |a| {
             None => Err(()),
         }
     };
-    reactor::with(|r| r.sni_answer(id, choice));
+    reactor::with(|r| r.sni_answer(id, choice, alpn));
     undef(&a)
 });

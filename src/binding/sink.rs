@@ -509,12 +509,20 @@ impl Sink for JsSink {
         });
     }
 
-    fn sni_request(sid: u32, id: u64, servername: &str) {
+    fn sni_request(sid: u32, id: u64, servername: &str, protocols: &[Vec<u8>]) {
+        // The protocols as on the wire (each prefixed by its length), as node's
+        // callALPNCallback reads them.
+        let mut wire = Vec::new();
+        for p in protocols {
+            wire.push(p.len() as u8);
+            wire.extend_from_slice(p);
+        }
         call(Cb::SniRequest, Some(id), |env| {
             [
                 napi::u32v(env, sid),
                 f64v(env, id),
                 napi::utf8(env, servername),
+                napi::buffer_copy(env, &wire),
             ]
         });
     }

@@ -137,18 +137,30 @@ pub fn is_sni_request(e: &io::Error) -> bool {
     e.get_ref().is_some_and(|e| e.is::<SniRequest>())
 }
 
-/// Where a handshake that waits for node's SNICallback is.
+/// Where a handshake that waits for node's SNICallback / ALPNCallback is.
 enum Sni {
     /// Reading the ClientHello.
     Reading(Box<Acceptor>),
-    /// JS is choosing the context for this ClientHello.
-    Asking(Box<Accepted>, String),
+    /// JS is choosing the context for this ClientHello (its server name, "" for none) and,
+    /// with an ALPNCallback, the protocol among the client's (empty: not asked).
+    Asking(Box<Accepted>, String, Vec<Vec<u8>>),
     /// The ClientHello was not taken: the next read reports it.
     Failed(rustls::Error),
 }
 
 pub fn failure(e: &io::Error) -> Option<&TlsFailure> {
     e.get_ref().and_then(|e| e.downcast_ref::<TlsFailure>())
+}
+
+/// What node's ALPNCallback chose, in JS's answer to a waiting ClientHello.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AlpnChoice {
+    /// No ALPNCallback was asked: the context's ALPNProtocols.
+    Config,
+    /// The client's protocol at this index.
+    Chosen(usize),
+    /// None: OpenSSL fails the handshake with a no_application_protocol alert.
+    Refused,
 }
 
 /// What JS learns when the handshake is done (node's TLSSocket getters).
@@ -177,8 +189,13 @@ pub struct TlsSession<S> {
     /// Key-log lines are collected (the server listened for 'keylog' when this began).
     keylog: bool,
     keylog_lines: Vec<Vec<u8>>,
-    /// node's SNICallback: until it has answered, `conn` is a placeholder never fed.
+    /// node's SNICallback / ALPNCallback: until JS has answered, `conn` is a placeholder
+    /// never fed.
     sni: Option<Sni>,
+    /// The server has an SNICallback (JS is asked for a ClientHello that names a server).
+    sni_callback: bool,
+    /// The server has an ALPNCallback (JS is asked for a ClientHello that offers ALPN).
+    alpn_callback: bool,
     /// A failure OpenSSL reports without an alert: nothing more goes to the peer.
     muted: bool,
 }
@@ -230,37 +247,64 @@ impl<S: Read + Write> TlsSession<S> {
             keylog: false,
             keylog_lines: Vec::new(),
             sni: None,
+            sni_callback: false,
+            alpn_callback: false,
             muted: false,
         })
     }
 
-    /// The server has an SNICallback: a ClientHello that names a server waits for JS.
-    pub fn ask_sni(&mut self) {
+    /// The server has an SNICallback (`sni`: a ClientHello that names a server waits for JS)
+    /// and / or an ALPNCallback (`alpn`: a ClientHello that offers ALPN waits for JS).
+    pub fn ask_sni(&mut self, sni: bool, alpn: bool) {
+        self.sni_callback = sni;
+        self.alpn_callback = alpn;
         self.sni = Some(Sni::Reading(Box::default()));
     }
 
-    /// The server name JS is asked about, while the handshake waits for its answer.
+    /// The server name JS is asked about ("" for none), while the handshake waits for its
+    /// answer.
     pub fn sni_name(&self) -> Option<&str> {
         match &self.sni {
-            Some(Sni::Asking(_, name)) => Some(name),
+            Some(Sni::Asking(_, name, _)) => Some(name),
             _ => None,
         }
     }
 
-    /// JS's answer: the handshake goes on with `ctx`'s certificates (None: the server's own).
-    /// A failure is reported by the next read.
-    pub fn answer_sni(&mut self, ctx: Option<&TlsContext>) {
-        let Some(Sni::Asking(accepted, _)) = self.sni.take() else {
+    /// The client's ALPN protocols the ALPNCallback is asked about (empty: not asked).
+    pub fn sni_protocols(&self) -> &[Vec<u8>] {
+        match &self.sni {
+            Some(Sni::Asking(_, _, protocols)) => protocols,
+            _ => &[],
+        }
+    }
+
+    /// JS's answer: the handshake goes on with `ctx`'s certificates (None: the server's own)
+    /// and the ALPN protocol `alpn` says. A failure is reported by the next read.
+    pub fn answer_sni(&mut self, ctx: Option<&TlsContext>, alpn: AlpnChoice) {
+        let Some(Sni::Asking(accepted, _, protocols)) = self.sni.take() else {
             return;
         };
-        let config = match ctx {
+        let mut config = match ctx {
             Some(other) => self.ctx.config_with_keys(other),
             None => self.ctx.config.clone(),
         };
+        let offered = match alpn {
+            AlpnChoice::Config => None,
+            AlpnChoice::Chosen(i) => protocols.get(i).cloned(),
+            AlpnChoice::Refused => None,
+        };
+        if alpn != AlpnChoice::Config {
+            // The connection's config offers exactly the chosen protocol; for none, one no
+            // client can offer (ALPN names are never empty), so rustls fails the handshake
+            // with no_application_protocol as OpenSSL does.
+            let mut own = (*config).clone();
+            own.alpn_protocols = vec![offered.unwrap_or_default()];
+            config = Arc::new(own);
+        }
         if self.keylog {
             KEYLOG.with(|k| *k.borrow_mut() = Some(std::mem::take(&mut self.keylog_lines)));
         }
-        let made = accepted.into_connection(config);
+        let made = super::tls_tickets::with_connection(false, || accepted.into_connection(config));
         if self.keylog {
             self.keylog_lines = KEYLOG.with(|k| k.borrow_mut().take()).unwrap_or_default();
         }
@@ -307,20 +351,23 @@ impl<S: Read + Write> TlsSession<S> {
             match acceptor.accept() {
                 Ok(None) => continue,
                 Ok(Some(accepted)) => {
-                    let name = accepted.client_hello().server_name().map(str::to_string);
-                    match name {
-                        Some(name) => {
-                            self.sni = Some(Sni::Asking(Box::new(accepted), name));
-                            return Err(io::Error::other(SniRequest));
-                        }
-                        // node calls SNICallback only for a ClientHello with a name.
-                        None => {
-                            self.sni = Some(Sni::Asking(Box::new(accepted), String::new()));
-                            self.answer_sni(None);
-                            if self.sni.is_none() {
-                                return Ok(0);
-                            }
-                        }
+                    let hello = accepted.client_hello();
+                    let name = hello.server_name().map(str::to_string);
+                    // OpenSSL calls the ALPN select callback only for a ClientHello with ALPN.
+                    let protocols: Vec<Vec<u8>> = match hello.alpn() {
+                        Some(list) if self.alpn_callback => list.map(<[u8]>::to_vec).collect(),
+                        _ => Vec::new(),
+                    };
+                    // node calls SNICallback only for a ClientHello with a name.
+                    let ask = (self.sni_callback && name.is_some()) || !protocols.is_empty();
+                    let name = name.unwrap_or_default();
+                    self.sni = Some(Sni::Asking(Box::new(accepted), name, protocols));
+                    if ask {
+                        return Err(io::Error::other(SniRequest));
+                    }
+                    self.answer_sni(None, AlpnChoice::Config);
+                    if self.sni.is_none() {
+                        return Ok(0);
                     }
                 }
                 Err((e, mut alert)) => {
@@ -345,11 +392,16 @@ impl<S: Read + Write> TlsSession<S> {
 
     /// `process_new_packets`, with this session's key-log lines collected when it logs.
     fn process(&mut self) -> Result<(), rustls::Error> {
+        // Tickets as OpenSSL hands them out depend on whether this handshake resumed.
+        let resumed = self.conn.handshake_kind() == Some(rustls::HandshakeKind::Resumed);
+        let conn = &mut self.conn;
         if !self.keylog {
-            return self.conn.process_new_packets().map(|_| ());
+            return super::tls_tickets::with_connection(resumed, || conn.process_new_packets())
+                .map(|_| ());
         }
         KEYLOG.with(|k| *k.borrow_mut() = Some(std::mem::take(&mut self.keylog_lines)));
-        let r = self.conn.process_new_packets().map(|_| ());
+        let r =
+            super::tls_tickets::with_connection(resumed, || conn.process_new_packets()).map(|_| ());
         self.keylog_lines = KEYLOG.with(|k| k.borrow_mut().take()).unwrap_or_default();
         r
     }
@@ -690,7 +742,7 @@ pub fn describe(e: &rustls::Error, first: &[u8]) -> TlsFailure {
         E::NoApplicationProtocol => fail(
             "ERR_SSL_NO_APPLICATION_PROTOCOL",
             "no application protocol",
-            0x0A000118,
+            0x0A0000EB,
         ),
         E::DecryptError => fail(
             "ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC",

@@ -91,12 +91,13 @@ fn read_loop<S: Sink>(id: u64, drain: bool, scope: Ticks<'_, S>) {
             ReadStep::Sni => {
                 let asked = with(|r| {
                     let c = r.conn(id)?;
-                    let name = c.stream.tls()?.sni_name()?.to_string();
-                    Some((c.server, name))
+                    let t = c.stream.tls()?;
+                    let name = t.sni_name()?.to_string();
+                    Some((c.server, name, t.sni_protocols().to_vec()))
                 })
                 .flatten();
-                if let Some((sid, name)) = asked {
-                    S::sni_request(sid, id, &name);
+                if let Some((sid, name, protocols)) = asked {
+                    S::sni_request(sid, id, &name, &protocols);
                 }
                 return;
             }

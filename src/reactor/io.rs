@@ -1,8 +1,8 @@
 //! Socket I/O: accepting, reading, writing the output queue, closing.
 
 use super::server::{
-    S_HAS_CLIENT_ERROR, S_HAS_CONNECTION, S_HAS_DROP, S_HAS_KEYLOG, S_KEEP_ALIVE, S_NO_DELAY,
-    S_SNI_CALLBACK,
+    S_ALPN_CALLBACK, S_HAS_CLIENT_ERROR, S_HAS_CONNECTION, S_HAS_DROP, S_HAS_KEYLOG, S_KEEP_ALIVE,
+    S_NO_DELAY, S_SNI_CALLBACK,
 };
 use super::sink::Sink;
 use super::slots;
@@ -100,8 +100,9 @@ impl Reactor {
             if !matches!(stream, Stream::Tls(_)) {
                 let mut t = tls::TlsSession::new(stream, ctx).ok()?;
                 t.set_keylog(flags & S_HAS_KEYLOG != 0);
-                if flags & S_SNI_CALLBACK != 0 {
-                    t.ask_sni();
+                let (sni, alpn) = (flags & S_SNI_CALLBACK != 0, flags & S_ALPN_CALLBACK != 0);
+                if sni || alpn {
+                    t.ask_sni(sni, alpn);
                 }
                 stream = Stream::Tls(Box::new(t));
             }

@@ -46,6 +46,8 @@ pub const S_UPGRADE_BODY: u32 = 1 << 13;
 pub const S_HAS_KEYLOG: u32 = 1 << 14;
 /// The server has an SNICallback: a ClientHello that names a server waits for JS's answer.
 pub const S_SNI_CALLBACK: u32 = 1 << 15;
+/// The server has an ALPNCallback: a ClientHello that offers ALPN waits for JS's answer.
+pub const S_ALPN_CALLBACK: u32 = 1 << 16;
 
 #[derive(Clone)]
 pub struct ServerCfg {

@@ -75,7 +75,8 @@ pub trait Sink {
     fn tls_client_error(sid: u32, id: u64, e: &crate::net::tls::TlsFailure);
     /// One NSS key-log line of connection `id`'s handshake (node's 'keylog').
     fn keylog(sid: u32, id: u64, line: &[u8]);
-    /// Connection `id`'s ClientHello named `servername` and the server has an SNICallback:
-    /// the handshake waits for `Reactor::sni_answer`.
-    fn sni_request(sid: u32, id: u64, servername: &str);
+    /// Connection `id`'s ClientHello named `servername` and the server has an SNICallback,
+    /// or it offered `protocols` (ALPN, non-empty when asked) and the server has an
+    /// ALPNCallback: the handshake waits for `Reactor::sni_answer`.
+    fn sni_request(sid: u32, id: u64, servername: &str, protocols: &[Vec<u8>]);
 }

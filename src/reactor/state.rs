@@ -304,6 +304,7 @@ impl Reactor {
         &mut self,
         id: u64,
         ctx: Result<Option<std::sync::Arc<crate::net::tls_config::TlsContext>>, ()>,
+        alpn: crate::net::tls::AlpnChoice,
     ) {
         let Some(c) = self.conn(id) else { return };
         let Some(t) = c.stream.tls_mut() else { return };
@@ -313,7 +314,7 @@ impl Reactor {
         match ctx {
             Err(()) => self.close_conn(id, 0),
             Ok(ctx) => {
-                t.answer_sni(ctx.as_deref());
+                t.answer_sni(ctx.as_deref(), alpn);
                 self.after_write(id);
                 self.defer(Deferred::Resume(id));
             }

@@ -130,7 +130,7 @@ impl Sink for TestSink {
     fn keylog(_sid: u32, _id: u64, _line: &[u8]) {
         record(Ev::Other("keylog"));
     }
-    fn sni_request(_sid: u32, _id: u64, _servername: &str) {
+    fn sni_request(_sid: u32, _id: u64, _servername: &str, _protocols: &[Vec<u8>]) {
         record(Ev::Other("sniRequest"));
     }
 }

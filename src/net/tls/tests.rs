@@ -521,7 +521,7 @@ fn sni_callback_chooses_the_certificate_after_the_client_hello() {
     for answer in [Some(&other), None] {
         let pipe = pipe(1 << 20);
         let mut s = TlsSession::new(ServerEnd(&pipe), ctx.clone()).unwrap();
-        s.ask_sni();
+        s.ask_sni(true, false);
         let mut c = client(client_config(&[&rustls::version::TLS12]));
         pump_client(&mut c, &pipe);
         let mut buf = [0u8; 64];
@@ -531,7 +531,7 @@ fn sni_callback_chooses_the_certificate_after_the_client_hello() {
         // Until the answer the handshake waits, whatever arrives.
         let e = s.read(&mut buf).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::WouldBlock);
-        s.answer_sni(answer);
+        s.answer_sni(answer, super::AlpnChoice::Config);
         assert_eq!(s.sni_name(), None);
         handshake(&mut s, &mut c, &pipe);
         let kind = if answer.is_some() {
@@ -549,7 +549,7 @@ fn sni_callback_chooses_the_certificate_after_the_client_hello() {
 fn sni_callback_with_a_plain_http_client() {
     let pipe = pipe(1 << 20);
     let mut s = session(&pipe, &spec());
-    s.ask_sni();
+    s.ask_sni(true, false);
     pipe.borrow_mut()
         .to_server
         .extend(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
