@@ -323,4 +323,4 @@ function main() {
 
 if (require.main === module) main();
 
-module.exports = { stagePackage, describeBinary, missingTools, TARGETS };
+module.exports = { stagePackage, describeBinary, missingTools, hasZig, hasZigbuild, TARGETS };
