@@ -4,6 +4,8 @@
 //   fast      `node child.js <fixture>`                      the app gets require('fast-http')
 //   register  `node -r lib/register.js child.js <fixture>`   the app gets require('http'),
 //                                                             patched by the preload
+// An https fixture takes ctx.https instead: require('fast-http').https in fast mode,
+// require('https') (patched by the preload in register mode) otherwise.
 // With ECO_FAST_IMPL=node the fast and register modes get node:http too (no preload).
 //
 // The fixture module exports `start(ctx)`, which serves and resolves with
@@ -30,6 +32,12 @@ const fixture = require(path.join(__dirname, '..', 'fixtures', fixtureName));
 function serverModule() {
   if (MODE === 'fast' && !NODE_IMPL) return require(ROOT);
   return require('http');
+}
+
+/** The https module the app serves with (as serverModule, for node:https's server API). */
+function httpsModule() {
+  if (MODE === 'fast' && !NODE_IMPL) return require(ROOT).https;
+  return require('https');
 }
 
 /** Whether `server` is a fast-http Server (never loads the addon in node mode). */
@@ -84,6 +92,9 @@ const ctx = {
   root: ROOT,
   get http() {
     return serverModule();
+  },
+  get https() {
+    return httpsModule();
   },
   record,
   records,

@@ -1,6 +1,24 @@
 'use strict';
 // Small things the fixtures (test/ecosystem/fixtures/*.js) share.
 
+const fs = require('node:fs');
+const path = require('node:path');
+
+const TLS_DIR = path.join(__dirname, '..', '..', 'fixtures', 'tls');
+
+/** The test certificates (test/fixtures/tls): the CA, the server's for localhost, a client's. */
+const tlsFiles = {
+  ca: () => fs.readFileSync(path.join(TLS_DIR, 'ca-cert.pem')),
+  server: () => ({
+    key: fs.readFileSync(path.join(TLS_DIR, 'server-rsa-key.pem')),
+    cert: fs.readFileSync(path.join(TLS_DIR, 'server-rsa-cert.pem')),
+  }),
+  client: () => ({
+    key: fs.readFileSync(path.join(TLS_DIR, 'client-key.pem')),
+    cert: fs.readFileSync(path.join(TLS_DIR, 'client-cert.pem')),
+  }),
+};
+
 /** Bounds a wait that should end on its own; never an expectation about time. */
 const HANG_BOUND_MS = 5_000;
 
@@ -52,4 +70,4 @@ function recordingStream(ctx, name) {
   return { write: (line) => ctx.record(name, String(line)) };
 }
 
-module.exports = { HANG_BOUND_MS, listen, closeServer, firstEvent, recordingStream };
+module.exports = { HANG_BOUND_MS, tlsFiles, listen, closeServer, firstEvent, recordingStream };

@@ -17,9 +17,11 @@ const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
 const crypto = require('node:crypto');
 const http = require('node:http');
+const https = require('node:https');
 const net = require('node:net');
 const path = require('node:path');
 const { isDeepStrictEqual } = require('node:util');
+const { tlsFiles } = require('./fixture-kit');
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const REGISTER = path.join(ROOT, 'lib', 'register.js');
@@ -194,8 +196,10 @@ async function runScenario(mode, spec, t) {
  * result must deep-equal the baseline after `spec.normalize`.
  *
  * spec: { fixture, options, exercise(app, mode), normalize(result), check(result),
- *         close (false: the exercise closes), spawn: { env, execArgv }, timeout, modes }
+ *         close (false: the exercise closes), spawn: { env, execArgv }, timeout, modes, todo }
  * The fast modes must also be served by a fast-http Server (unless ECO_FAST_IMPL=node).
+ * `todo` (a reason) marks the fast modes' tests as node:test todos: a known difference from
+ * node:http, still run and shown, not failing the suite.
  */
 function threeWay(title, spec) {
   const normalize = spec.normalize || ((r) => r);
@@ -211,7 +215,7 @@ function threeWay(title, spec) {
       if (spec.check) spec.check(result);
     });
     for (const mode of spec.modes || ['fast', 'register']) {
-      it(`${MODES[mode].name} matches node:http`, { timeout }, async (t) => {
+      it(`${MODES[mode].name} matches node:http`, { timeout, todo: spec.todo }, async (t) => {
         const expected = await nodeResult(t);
         const { result, app } = await runScenario(mode, spec, t);
         assertSame(normalize(result), expected, MODES[mode].name);
@@ -313,12 +317,13 @@ function digest(buf) {
  * comparison shows it next to node's response). `body` may be a string/Buffer
  * (Content-Length) or an array of chunks (written one by one, chunked unless a
  * content-length header is given). `agent` defaults to false (a fresh connection,
- * `Connection: close`).
+ * `Connection: close`). `tls` (true, or more tls.connect options such as a client's `key`
+ * and `cert`) makes it an https request, to an https fixture (tlsClientOptions()).
  */
 function request(port, opts = {}) {
   const {
     method = 'GET', path: urlPath = '/', headers = {}, body, agent = false, bodyAs = 'text',
-    rawTrailers = false, bound = HANG_BOUND_MS,
+    rawTrailers = false, bound = HANG_BOUND_MS, tls = null,
   } = opts;
   return new Promise((resolve) => {
     const reject = (err) => resolve({ error: err.code || err.message });
@@ -327,7 +332,10 @@ function request(port, opts = {}) {
     if (body !== undefined && !chunks && !Object.keys(reqHeaders).some((h) => /^content-length$/i.test(h))) {
       reqHeaders['content-length'] = Buffer.byteLength(body);
     }
-    const req = http.request({ host: '127.0.0.1', port, method, path: urlPath, headers: reqHeaders, agent });
+    const reqOptions = { host: '127.0.0.1', port, method, path: urlPath, headers: reqHeaders, agent };
+    const req = tls ?
+      https.request({ ...reqOptions, ...tlsClientOptions(tls === true ? {} : tls) }) :
+      http.request(reqOptions);
     const timer = setTimeout(() => req.destroy(new Error('no response within the bound')), bound);
     req.once('close', () => clearTimeout(timer));
     req.on('error', reject);
@@ -402,6 +410,15 @@ function rawExchange(port, drive, { until = null, bound = HANG_BOUND_MS, pauseFi
       }
     });
   });
+}
+
+/**
+ * TLS client options for an https fixture (served with test/fixtures/tls's localhost
+ * certificate, signed by its CA): the CA to trust and the name to check, plus `extra` (a
+ * client certificate, say).
+ */
+function tlsClientOptions(extra = {}) {
+  return { ca: tlsFiles.ca(), servername: 'localhost', ...extra };
 }
 
 /** One turn of the event loop. */
@@ -490,6 +507,6 @@ function freePort() {
 module.exports = {
   MODES, NODE_IMPL, ROOT, REGISTER, CHILD, TEST_BOUND_MS, CALL_BOUND_MS, HANG_BOUND_MS,
   startApp, runScenario, threeWay, assertSame, differences,
-  request, rawExchange, write, splitResponse, digest, tick, bound, until,
+  request, tlsClientOptions, rawExchange, write, splitResponse, digest, tick, bound, until,
   maskHeaders, maskHeadLines, maskResponse, freePort,
 };
