@@ -4,7 +4,6 @@
 // not implement (node's own server then), and `-r fast-http/register` for node:https.
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
 const path = require('node:path');
 const net = require('node:net');
 const tls = require('node:tls');
@@ -14,11 +13,7 @@ const { spawn } = require('node:child_process');
 const fastHttp = require('..');
 const stats = require('../lib/internal/stats');
 
-const dir = path.join(__dirname, 'fixtures', 'tls');
-const read = (name) => fs.readFileSync(path.join(dir, name));
-const key = read('server-rsa-key.pem');
-const cert = read('server-rsa-cert.pem');
-const ca = read('ca-cert.pem');
+const { read, key, cert, ca } = require('./helpers/tls-fixtures');
 const IMPLS = [['node:https', nodeHttps], ['fast-http', fastHttp.https]];
 
 function listen(server) {

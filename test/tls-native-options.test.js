@@ -4,19 +4,13 @@
 // on the same scenarios. The https API on top (lib/https) is not used here.
 const { test } = require('node:test');
 const assert = require('node:assert');
-const fs = require('node:fs');
-const path = require('node:path');
 const tls = require('node:tls');
 const https = require('node:https');
 const fastHttp = require('..');
 const { binding } = require('../lib/internal/native');
 const { kSid, kId, kTlsSession, kSniRequest } = require('../lib/internal/symbols');
 
-const dir = path.join(__dirname, 'fixtures', 'tls');
-const read = (name) => fs.readFileSync(path.join(dir, name));
-const cert = read('server-rsa-cert.pem');
-const key = read('server-rsa-key.pem');
-const ca = read('ca-cert.pem');
+const { read, key, cert, ca } = require('./helpers/tls-fixtures');
 
 const baseSpec = {
   pairs: [[cert, key]], ca: [], requestCert: false, rejectUnauthorized: false,

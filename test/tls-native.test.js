@@ -4,19 +4,13 @@
 // https server on the same scenarios. The https API on top (lib/https) is not used here.
 const { test } = require('node:test');
 const assert = require('node:assert');
-const fs = require('node:fs');
-const path = require('node:path');
 const net = require('node:net');
 const https = require('node:https');
 const fastHttp = require('..');
 const { binding } = require('../lib/internal/native');
 const { kSid, kTlsSession } = require('../lib/internal/symbols');
 
-const dir = path.join(__dirname, 'fixtures', 'tls');
-const read = (name) => fs.readFileSync(path.join(dir, name));
-const cert = read('server-rsa-cert.pem');
-const key = read('server-rsa-key.pem');
-const ca = read('ca-cert.pem');
+const { key, cert, ca } = require('./helpers/tls-fixtures');
 
 /** A listening server of either kind with `handler`; resolves to [server, port]. */
 function listen(kind, handler) {

@@ -79,16 +79,19 @@ function Server(options, requestListener) {
   initServer.call(this, options, requestListener);
 }
 
-/** Server's constructor body, which lib/https/server.js runs on its own servers too. */
-function initServer(options, requestListener) {
-  if (typeof options === 'function') {
-    requestListener = options;
-    options = {};
-  } else if (options == null) {
-    options = {};
-  } else if (typeof options !== 'object' || Array.isArray(options)) {
+/** node's Server(options, listener) arguments: [options, listener], options an object. */
+function serverArgs(options, requestListener) {
+  if (typeof options === 'function') return [{}, options];
+  if (options == null) return [{}, requestListener];
+  if (typeof options !== 'object' || Array.isArray(options)) {
     throw errors.ERR_INVALID_ARG_TYPE('options', 'of type object', options);
   }
+  return [options, requestListener];
+}
+
+/** Server's constructor body, which lib/https/server.js runs on its own servers too. */
+function initServer(options, requestListener) {
+  [options, requestListener] = serverArgs(options, requestListener);
   this[kConfig] = {
     timeout: defaults.timeout,
     keepAliveTimeout: defaults.keepAliveTimeout,
@@ -506,6 +509,6 @@ const fastPrototypes = [Server.prototype];
 
 module.exports = {
   Server, createServer, isFastHttpServer, kClosed,
-  NodeIncomingMessage, NodeServerResponse, initServer, fastPrototypes,
+  NodeIncomingMessage, NodeServerResponse, initServer, serverArgs, fastPrototypes,
 };
 

@@ -9,7 +9,7 @@ const tls = require('node:tls');
 const { createHash } = require('node:crypto');
 const { binding } = require('../internal/native');
 const {
-  Server: FastServer, initServer, fastPrototypes,
+  Server: FastServer, initServer, serverArgs, fastPrototypes,
 } = require('../http/server');
 const { kNativeSid } = require('../http/listen');
 const { sameInstances } = require('../internal/node-internals');
@@ -35,14 +35,7 @@ const contexts = new FinalizationRegistry((state) => {
 
 function Server(options, requestListener) {
   if (!(this instanceof Server)) return new Server(options, requestListener);
-  if (typeof options === 'function') {
-    requestListener = options;
-    options = {};
-  } else if (options == null) {
-    options = {};
-  } else if (typeof options !== 'object' || Array.isArray(options)) {
-    throw errors.ERR_INVALID_ARG_TYPE('options', 'of type object', options);
-  }
+  [options, requestListener] = serverArgs(options, requestListener);
   const decided = nativeTls(options);
   let ctx = -1;
   if (decided !== null) {

@@ -19,6 +19,7 @@ const path = require('node:path');
 const tls = require('node:tls');
 const nodeHttps = require('node:https');
 const { ResponseParser, normalize, writeAsync } = require('../wire/helpers');
+const { listenLocal } = require('../helpers/listen-local');
 
 const DEFAULT_TIMEOUT = 15000;
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'tls');
@@ -113,15 +114,7 @@ async function startServer(impl, options, handler, setup) {
     socket.once('close', () => sockets.delete(socket));
   });
   if (setup) setup(server, events);
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('listen() timed out')), DEFAULT_TIMEOUT);
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      clearTimeout(timer);
-      server.removeListener('error', reject);
-      resolve();
-    });
-  });
+  await listenLocal(server, DEFAULT_TIMEOUT);
   return {
     server,
     port: server.address().port,

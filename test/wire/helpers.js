@@ -18,6 +18,7 @@ const net = require('node:net');
 const path = require('node:path');
 const nodeHttp = require('node:http');
 const { waitForRead } = require('../helpers/server-read');
+const { listenLocal } = require('../helpers/listen-local');
 
 const DEFAULT_TIMEOUT = 15000;
 
@@ -76,15 +77,7 @@ async function startServer(impl, handler, options = {}, observer = newObserver()
 
   if (options.setup) options.setup(server, observer);
 
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('listen() timed out')), DEFAULT_TIMEOUT);
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      clearTimeout(timer);
-      server.removeListener('error', reject);
-      resolve();
-    });
-  });
+  await listenLocal(server, DEFAULT_TIMEOUT);
 
   return {
     server,
