@@ -19,7 +19,7 @@ const path = require('node:path');
 const tls = require('node:tls');
 const nodeHttps = require('node:https');
 const { ResponseParser, normalize, writeAsync } = require('../wire/helpers');
-const { listenLocal } = require('../helpers/listen-local');
+const { listenLocal, closeBounded } = require('../helpers/listen-local');
 
 const DEFAULT_TIMEOUT = 15000;
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'tls');
@@ -120,17 +120,7 @@ async function startServer(impl, options, handler, setup) {
     port: server.address().port,
     events,
     close() {
-      return new Promise((resolve) => {
-        // Bounded: the comparison is already captured; a server that never reports
-        // 'close' fails on its own event log, not by hanging the suite.
-        const timer = setTimeout(resolve, 2000);
-        server.close(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        if (typeof server.closeAllConnections === 'function') server.closeAllConnections();
-        for (const s of sockets) s.destroy();
-      });
+      return closeBounded(server, sockets);
     },
   };
 }
@@ -377,8 +367,22 @@ async function compareHttps(t, scenario) {
   return a;
 }
 
+/**
+ * What `https.createServer(options)` throws (name, code, message), or null: the https judges
+ * compare it between node's server and fast-http's.
+ */
+function createError(https, options) {
+  try {
+    https.createServer(options);
+  } catch (err) {
+    return { name: err.name, code: err.code, message: err.message };
+  }
+  return null;
+}
+
 module.exports = {
   DEFAULT_TIMEOUT,
+  createError,
   FIXTURES,
   captureClientHello,
   certs,

@@ -6,7 +6,9 @@ const { createPrivateKey } = require('node:crypto');
 const { test } = require('node:test');
 const nodeHttps = require('node:https');
 const { raw } = require('../wire/helpers');
-const { certs, compareHttps, fastHttps, isFastHttpServer } = require('./helpers');
+const {
+  certs, compareHttps, createError, fastHttps, isFastHttpServer,
+} = require('./helpers');
 
 const T = { timeout: 30000 };
 const GET = raw('GET /k HTTP/1.1', 'Host: localhost', '', '');
@@ -33,15 +35,8 @@ for (const [label, options] of [
 }
 
 test('an encrypted key with a wrong passphrase throws node\'s error', T, () => {
-  const errorOf = (https) => {
-    try {
-      https.createServer({ key: encrypted, passphrase: 'wrong', cert: certs.rsa.cert });
-    } catch (err) {
-      return { name: err.name, code: err.code, message: err.message };
-    }
-    return null;
-  };
-  const expected = errorOf(nodeHttps);
+  const options = { key: encrypted, passphrase: 'wrong', cert: certs.rsa.cert };
+  const expected = createError(nodeHttps, options);
   assert.notEqual(expected, null);
-  assert.deepStrictEqual(errorOf(fastHttps()), expected);
+  assert.deepStrictEqual(createError(fastHttps(), options), expected);
 });

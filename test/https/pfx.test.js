@@ -11,8 +11,9 @@ const tls = require('node:tls');
 const { test } = require('node:test');
 const nodeHttps = require('node:https');
 const { raw } = require('../wire/helpers');
-const { FIXTURES, certs, compareHttps, fastHttps, isFastHttpServer, onBoth, startServer } =
-  require('./helpers');
+const {
+  FIXTURES, certs, compareHttps, createError, fastHttps, isFastHttpServer, onBoth, startServer,
+} = require('./helpers');
 
 const T = { timeout: 30000 };
 const GET = raw('GET /p HTTP/1.1', 'Host: localhost', '', '');
@@ -100,21 +101,13 @@ test('requestCert without ca: node\'s default CAs judge a client, natively', T, 
 });
 
 test('pfx with a wrong passphrase throws node\'s error', T, () => {
-  const errorOf = (https, options) => {
-    try {
-      https.createServer(options);
-    } catch (err) {
-      return { name: err.name, code: err.code, message: err.message };
-    }
-    return null;
-  };
   for (const options of [
     { pfx: PFX, passphrase: 'wrong' },
     { pfx: PFX },
     { pfx: [{ buf: PFX, passphrase: 'wrong' }], passphrase: 'sample' },
   ]) {
-    const expected = errorOf(nodeHttps, options);
+    const expected = createError(nodeHttps, options);
     assert.notEqual(expected, null);
-    assert.deepStrictEqual(errorOf(fastHttps(), options), expected);
+    assert.deepStrictEqual(createError(fastHttps(), options), expected);
   }
 });

@@ -18,7 +18,7 @@ const net = require('node:net');
 const path = require('node:path');
 const nodeHttp = require('node:http');
 const { waitForRead } = require('../helpers/server-read');
-const { listenLocal } = require('../helpers/listen-local');
+const { listenLocal, closeBounded } = require('../helpers/listen-local');
 
 const DEFAULT_TIMEOUT = 15000;
 
@@ -89,21 +89,7 @@ async function startServer(impl, handler, options = {}, observer = newObserver()
       return undefined;
     },
     close() {
-      return new Promise((resolve) => {
-        // Bounded: a server that never reports 'close' must not hang the
-        // suite; the comparison has already been captured at this point.
-        const timer = setTimeout(resolve, 2000);
-        server.close(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        if (typeof server.closeAllConnections === 'function') {
-          server.closeAllConnections();
-        }
-        for (const s of sockets) {
-          if (s && typeof s.destroy === 'function') s.destroy();
-        }
-      });
+      return closeBounded(server, sockets);
     },
   };
 }
