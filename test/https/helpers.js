@@ -166,14 +166,17 @@ function tlsExchange(port, steps, opts = {}) {
     let session = null;
     let sessionSeen;
     const sessionPromise = new Promise((res) => { sessionSeen = res; });
+    let timeUp;
+    const timeUpPromise = new Promise((res) => { timeUp = res; });
     const socket = tls.connect(clientOptions(port, opts.tls));
     const timer = setTimeout(() => {
       timedOut = true;
+      timeUp();
       finish();
     }, opts.timeout || DEFAULT_TIMEOUT);
 
     // A TLS 1.3 ticket comes after the handshake, possibly after the response: wait for it
-    // (bounded) when the caller wants to resume with it.
+    // (until the exchange's own time is up) when the caller wants to resume with it.
     socket.on('session', (s) => {
       session = s;
       sessionSeen();
@@ -183,7 +186,7 @@ function tlsExchange(port, steps, opts = {}) {
       if (finished) return;
       finished = true;
       if (opts.wantSession && !session && !timedOut) {
-        await Promise.race([sessionPromise, new Promise((r) => setTimeout(r, 2000))]);
+        await Promise.race([sessionPromise, timeUpPromise]);
       }
       clearTimeout(timer);
       socket.destroy();
