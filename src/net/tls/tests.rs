@@ -21,6 +21,8 @@ struct Pipe {
     to_client: VecDeque<u8>,
     cap: usize,
     closed: bool,
+    /// Reads the server made from its end.
+    reads: usize,
 }
 
 struct ServerEnd<'a>(&'a std::cell::RefCell<Pipe>);
@@ -28,6 +30,7 @@ struct ServerEnd<'a>(&'a std::cell::RefCell<Pipe>);
 impl Read for ServerEnd<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let mut p = self.0.borrow_mut();
+        p.reads += 1;
         if p.to_server.is_empty() {
             return if p.closed {
                 Ok(0)
@@ -194,6 +197,26 @@ fn handshake_then_request_and_response() {
     s.close_notify();
     pump_client(&mut c, &pipe);
     assert_eq!(c.reader().read(&mut back).unwrap(), 0);
+}
+
+/// A request that came whole in a short socket read is returned without reading the socket
+/// again (the plain transport's one recv per request; the reactor reads again when the event
+/// said the peer closed).
+#[test]
+fn one_socket_read_per_request() {
+    let pipe = pipe(1 << 20);
+    let mut s = session(&pipe, &spec());
+    let mut c = client(client_config(&[&rustls::version::TLS13]));
+    handshake(&mut s, &mut c, &pipe);
+    c.writer().write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
+    pump_client(&mut c, &pipe);
+    let before = pipe.borrow().reads;
+    let mut buf = [0u8; 4096];
+    let n = s.read(&mut buf).unwrap();
+    assert_eq!(&buf[..n], b"GET / HTTP/1.1\r\n\r\n");
+    assert_eq!(pipe.borrow().reads - before, 1);
+    // Nothing more: the next read meets the empty socket (and says so).
+    assert_eq!(s.read(&mut buf).unwrap_err().kind(), ErrorKind::WouldBlock);
 }
 
 #[test]
