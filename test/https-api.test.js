@@ -289,6 +289,9 @@ test('getTicketKeys / setTicketKeys', { timeout: 20000 }, async () => {
     const server = https.createServer({ key, cert, ticketKeys: Buffer.alloc(48, 1) });
     const first = server.getTicketKeys();
     server.setTicketKeys(Buffer.alloc(48, 2));
+    const second = server.getTicketKeys().toString('hex');
+    // Any ArrayBufferView of 48 bytes, as node's validateBuffer takes.
+    server.setTicketKeys(new DataView(new Uint8Array(48).fill(3).buffer));
     const errors = [];
     for (const bad of ['x', Buffer.alloc(10)]) {
       try {
@@ -297,7 +300,8 @@ test('getTicketKeys / setTicketKeys', { timeout: 20000 }, async () => {
         errors.push(err.code);
       }
     }
-    return { first: first.toString('hex'), second: server.getTicketKeys().toString('hex'), errors };
+    return { first: first.toString('hex'), second, third: server.getTicketKeys().toString('hex'),
+      errors };
   });
   assert.deepEqual(r['fast-http'], r['node:https']);
 });
