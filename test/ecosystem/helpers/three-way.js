@@ -493,15 +493,40 @@ function maskResponse(res, masks) {
 }
 
 /** A free TCP port on 127.0.0.1 (for fixtures that need a fixed one). */
-function freePort() {
-  return new Promise((resolve, reject) => {
+/** Below the kernel's ephemeral range (Linux), else null: the kernel's own choice is used. */
+function belowEphemeral() {
+  try {
+    const low = Number(require('node:fs').readFileSync('/proc/sys/net/ipv4/ip_local_port_range',
+      'utf8').trim().split(/\s+/)[0]);
+    return low > 11024 ? [low - 10000, low] : null;
+  } catch {
+    return null;
+  }
+}
+
+function bindable(port) {
+  return new Promise((resolve) => {
     const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
+    s.once('error', () => resolve(null));
+    s.listen(port, () => {
+      const got = s.address().port;
+      s.close(() => resolve(got));
     });
   });
+}
+
+/**
+ * A port the app can listen on a moment later. Taken below the kernel's ephemeral range where
+ * there is one: a port the kernel just handed out and took back may go to another test's
+ * connection (the suite runs two files at once) before the app binds it (EADDRINUSE).
+ */
+async function freePort() {
+  const range = belowEphemeral();
+  for (let i = 0; range !== null && i < 50; i++) {
+    const port = await bindable(range[0] + Math.floor(Math.random() * (range[1] - range[0])));
+    if (port !== null) return port;
+  }
+  return bindable(0);
 }
 
 module.exports = {
