@@ -2,9 +2,8 @@
 // The addon's callbacks (init() registers them): each finds the server, socket or request an
 // event concerns and hands it to node's server logic (server-logic.js) or to the upgrade
 // hand-off (upgrade-handoff.js); the socket's own events go to the socket facade.
-const { F_UPGRADE, F_QUEUED } = require('../internal/native').flags;
+const { F_UPGRADE } = require('../internal/native').flags;
 const { binding, servers, sockets, init } = require('../internal/native');
-const tickQueue = require('./tick-queue');
 const { MODE_HTTP } = require('./socket');
 const { setTrailerBlock } = require('./incoming');
 const diagnostics = require('./diagnostics');
@@ -17,10 +16,6 @@ const {
 } = require('../internal/symbols');
 
 function onConnection(sid, id) {
-  tickQueue.enqueue(emitConnection, id, sid, id);
-}
-
-function emitConnection(sid, id) {
   const server = servers[sid];
   if (server === undefined) return;
   const socket = socketFor(server, id);
@@ -28,16 +23,7 @@ function emitConnection(sid, id) {
   if (diagnostics.serverSocket.hasSubscribers) diagnostics.serverSocket.publish({ socket });
 }
 
-function onRequest(sid, id, seq, method, url, headerBlock, flags, body, headEnd) {
-  if ((flags & F_QUEUED) !== 0 || tickQueue.waiting()) {
-    tickQueue.enqueue(dispatchRequest, id, sid, id, seq, method, url, headerBlock, flags, body,
-      headEnd);
-  } else {
-    dispatchRequest(sid, id, seq, method, url, headerBlock, flags, body);
-  }
-}
-
-function dispatchRequest(sid, id, seq, method, url, headerBlock, flags, body) {
+function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   const server = servers[sid];
   if (server === undefined) return;
   const socket = socketFor(server, id);
@@ -53,23 +39,13 @@ function dispatchRequest(sid, id, seq, method, url, headerBlock, flags, body) {
 }
 
 function onUpgrade(id, seq, head) {
-  if (tickQueue.waiting()) tickQueue.enqueue(upgrade, id, id, seq, head);
-  else upgrade(id, seq, head);
-}
-
-function upgrade(id, seq, head) {
   const socket = sockets.get(id);
   const req = socket?.[kUpgradeReq];
   if (req == null || req[kSeq] !== seq) return;
   upgradeAfterBody(socket, req, head);
 }
 
-function onBody(id, seq, chunk, at) {
-  if (tickQueue.waiting()) tickQueue.enqueue(body, id, id, seq, chunk, at);
-  else body(id, seq, chunk);
-}
-
-function body(id, seq, chunk) {
+function onBody(id, seq, chunk) {
   const socket = sockets.get(id);
   const req = socket?.[kBodyReq];
   if (req == null || req[kSeq] !== seq) return;
@@ -84,11 +60,6 @@ function body(id, seq, chunk) {
 }
 
 function onBodyEnd(id, seq, trailers) {
-  if (tickQueue.waiting()) tickQueue.enqueue(bodyEnd, id, id, seq, trailers);
-  else bodyEnd(id, seq, trailers);
-}
-
-function bodyEnd(id, seq, trailers) {
   const socket = sockets.get(id);
   const req = socket?.[kBodyReq];
   if (req == null || req[kSeq] !== seq) return;
@@ -144,25 +115,12 @@ function onTimeout(id, sid) {
 }
 
 function onClientError(sid, id, code, reason, rawPacket, bytesParsed) {
-  if (tickQueue.waiting()) {
-    tickQueue.enqueue(emitClientError, id, sid, id, code, reason, rawPacket, bytesParsed);
-  } else {
-    emitClientError(sid, id, code, reason, rawPacket, bytesParsed);
-  }
-}
-
-function emitClientError(sid, id, code, reason, rawPacket, bytesParsed) {
   const server = servers[sid];
   if (server === undefined) return;
   clientError(socketFor(server, id), code, reason, rawPacket, bytesParsed);
 }
 
 function onData(id, chunk) {
-  if (tickQueue.waiting()) tickQueue.enqueue(data, id, id, chunk);
-  else data(id, chunk);
-}
-
-function data(id, chunk) {
   const socket = sockets.get(id);
   if (socket === undefined) return;
   if (socket[kMode] === MODE_HTTP) {
@@ -252,18 +210,6 @@ function onSniRequest(sid, id, servername, protocols) {
   }
 }
 
-/**
- * A queued event's listener threw. A request's handler or a body's 'data' listener: node's
- * parser callback failed, so llhttp fails the connection's later reads and never reaches
- * what followed in this one (returns true: the rest of the connection's events go).
- */
-function onQueuedThrow(fn, id, args, at) {
-  if (fn === dispatchRequest) binding.handlerThrew(id, args[at + 8], false);
-  else if (fn === body) binding.handlerThrew(id, args[at + 3], true);
-  else return false;
-  return true;
-}
-
 function throwError(err) {
   throw err;
 }
@@ -273,11 +219,11 @@ function onServerDrained(sid) {
   if (server !== undefined) server._onDrained();
 }
 
-tickQueue.setup(init({
+init({
   onRequest, onBody, onBodyEnd, onDrain, onClose, onReset, onTimeout, onClientError, onConnection,
   onDrop,
   onData, onEnd, onServerDrained, onShutdown, onInternalError, onUpgrade, onSecure,
-  onTlsClientError, onKeylog, onSniRequest, onQueued: tickQueue.runQueued,
-}), onQueuedThrow);
+  onTlsClientError, onKeylog, onSniRequest,
+});
 
-module.exports = { onConnection: emitConnection, onDrop };
+module.exports = { onConnection, onDrop };

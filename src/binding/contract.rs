@@ -169,7 +169,7 @@ const N: &str = "number";
 const S: &str = "string";
 const B: &str = "Buffer";
 
-pub const CALLBACKS: [Callback; 21] = [
+pub const CALLBACKS: [Callback; 20] = [
     (
         "onRequest",
         &[
@@ -181,10 +181,9 @@ pub const CALLBACKS: [Callback; 21] = [
             ("headerBlock", S),
             ("flags", N),
             ("body", "Buffer | undefined"),
-            ("headEnd", N),
         ],
     ),
-    ("onBody", &[("id", N), ("seq", N), ("chunk", B), ("at", N)]),
+    ("onBody", &[("id", N), ("seq", N), ("chunk", B)]),
     (
         "onBodyEnd",
         &[
@@ -232,7 +231,6 @@ pub const CALLBACKS: [Callback; 21] = [
         "onSniRequest",
         &[("sid", N), ("id", N), ("servername", S), ("protocols", B)],
     ),
-    ("onQueued", &[]),
 ];
 
 /// Named TypeScript types the declarations above use.
@@ -355,7 +353,6 @@ mod tests {
             (Cb::TlsClientError, "onTlsClientError"),
             (Cb::Keylog, "onKeylog"),
             (Cb::SniRequest, "onSniRequest"),
-            (Cb::Queued, "onQueued"),
         ];
         assert_eq!(order.len(), CALLBACKS.len());
         for (cb, name) in order {

@@ -4,7 +4,7 @@ use super::io::ReadStep;
 use super::server::{
     S_HALF_OPEN, S_HAS_CONNECT, S_HAS_UPGRADE, S_UPGRADE_BODY, S_UPGRADE_CALLBACK,
 };
-use super::sink::{ClientError, Request, Sink, F_QUEUED};
+use super::sink::{ClientError, Request, Sink};
 use super::state::*;
 use crate::conn::{Action, Eof, Limits, F_ASK_UPGRADE};
 use crate::proto::errors::{self, ParseError};
@@ -26,60 +26,29 @@ const JS_EXCEPTION: ParseError = ParseError::new("HPE_JS_EXCEPTION", "JS Excepti
 /// `drain` (the event already reported the peer's FIN or an error, or nothing says the
 /// queue was seen empty: a yielded or resumed read) it reads until the socket would block.
 pub fn read_conn<S: Sink>(id: u64, drain: bool) {
-    let mut group = Group::<S> {
-        scope: S::scope(Some(id)),
-        queued: false,
-    };
-    read_loop::<S>(id, drain, &mut group);
+    let mut scope = S::scope(Some(id));
+    read_loop::<S>(id, drain, &mut scope);
     // Output goes at the batch's end. A process that dies before (a throw, a rejection,
     // process.exit()) sends it from the uncaught-exception path and the exit hook, as
     // node:http has sent it (test/liveness.test.js). Flushing here, before the read's ticks,
     // cost 15-20 % of a request's CPU at 64 connections: the client is woken per response
     // instead of once per batch (A/B medians, json 17.7 vs 14.6 µs/req).
-    drop(group);
+    drop(scope);
 }
 
-/// A read's sink scope: JS runs its ticks and promise jobs where it ends and at each
-/// boundary: after each piece of a body, as node does after llhttp's on_body callbacks (not
-/// after a request's head or its end, which run inside the read's scope).
-pub struct Group<S: Sink> {
-    scope: Option<S::Scope>,
-    /// A request dispatched with F_QUEUED waits in JS's tick queue, and so does everything of
-    /// its connection JS hears after it (JS keeps the order) until the next boundary.
-    queued: bool,
-}
+/// Where JS runs its ticks and promise jobs besides the end of a read: after each piece of a
+/// body, as node does after llhttp's on_body callbacks (not after a request's head or its
+/// end, which run inside the read's scope).
+type Ticks<'a, S> = &'a mut Option<<S as Sink>::Scope>;
 
-/// Ends the group's calls so far: JS runs its tick queue, then its ticks and promise jobs.
-/// Returns true when a queued handler threw: node's parser stopped there, and the rest of
-/// the read is dropped.
-fn boundary<S: Sink>(g: &mut Group<S>, id: u64) -> bool {
-    if let Some(s) = g.scope.as_mut() {
+fn boundary<S: Sink>(scope: Ticks<'_, S>) {
+    if let Some(s) = scope.as_mut() {
         S::boundary(s);
     }
-    std::mem::take(&mut g.queued)
-        && with(|r| r.conn(id).map(|c| c.http.is_failed()))
-            .flatten()
-            .unwrap_or(false)
 }
 
-impl Reactor {
-    /// A handler JS ran from its tick queue threw (see F_QUEUED): a request's (`body` false)
-    /// or a body 'data' listener's, at `at` in the bytes being parsed. node's parser callback
-    /// failed, and llhttp fails every later read of the connection with that error.
-    pub fn handler_threw(&mut self, id: u64, at: u32, body: bool) {
-        let e = if body {
-            JS_EXCEPTION
-        } else {
-            CB_HEADERS_COMPLETE
-        };
-        if let Some(c) = self.conn(id) {
-            c.http.fail(e.at(at as usize));
-        }
-    }
-}
-
-fn read_loop<S: Sink>(id: u64, drain: bool, g: &mut Group<S>) {
-    process_buffered::<S>(id, g);
+fn read_loop<S: Sink>(id: u64, drain: bool, scope: Ticks<'_, S>) {
+    process_buffered::<S>(id, scope);
     for _ in 0..READS_PER_EVENT {
         let step = with(|r| r.read_once(id)).unwrap_or(ReadStep::Stop);
         let short = match step {
@@ -90,7 +59,7 @@ fn read_loop<S: Sink>(id: u64, drain: bool, g: &mut Group<S>) {
             ReadStep::Scratch(buf, n) => {
                 with(|r| r.touch(id));
                 let tapping = is_tapping(id);
-                let used = process::<S>(id, &buf[..n], g);
+                let used = process::<S>(id, &buf[..n], scope);
                 if tapping {
                     S::data(id, &buf[..n]);
                 }
@@ -112,7 +81,7 @@ fn read_loop<S: Sink>(id: u64, drain: bool, g: &mut Group<S>) {
                         .map(|c| c.http.rbuf[c.http.rbuf.len() - n..].to_vec())
                 })
                 .flatten();
-                process_buffered::<S>(id, g);
+                process_buffered::<S>(id, scope);
                 if let Some(bytes) = tapped {
                     S::data(id, &bytes);
                 }
@@ -236,12 +205,12 @@ fn is_tapping(id: u64) -> bool {
 
 /// Parses input kept in the connection's buffer (a partial message, injected bytes, or
 /// input that waited while output was throttled).
-fn process_buffered<S: Sink>(id: u64, g: &mut Group<S>) {
+fn process_buffered<S: Sink>(id: u64, scope: Ticks<'_, S>) {
     let Some(input) = with(|r| r.conn(id).map(|c| std::mem::take(&mut c.http.rbuf))).flatten()
     else {
         return;
     };
-    let used = process::<S>(id, &input, g);
+    let used = process::<S>(id, &input, scope);
     with(|r| {
         if let Some(c) = r.conn(id) {
             let mut rest = input;
@@ -293,7 +262,7 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Option<(u32, Action)> {
 
 /// Parses and dispatches what `input` holds. Returns how many bytes were used; the rest
 /// stays buffered (a partial message, or output is throttled).
-fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
+fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
     let mut off = 0;
     loop {
         let rest = &input[off..];
@@ -319,15 +288,13 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                 off += n;
                 let discard = with(|r| r.conn(id).map(|c| c.has(C_DISCARD_BODY)));
                 if discard != Some(Some(true)) {
-                    if S::body(id, seq, &rest[a..b], off as u32) {
+                    if S::body(id, seq, &rest[a..b]) {
                         // node's on_body callback threw: as after a throwing request handler,
                         // the parser stops and fails every later read.
-                        with(|r| r.handler_threw(id, off as u32, true));
+                        with(|r| r.conn(id).map(|c| c.http.fail(JS_EXCEPTION.at(off))));
                         return input.len();
                     }
-                    if boundary::<S>(g, id) {
-                        return input.len();
-                    }
+                    boundary::<S>(scope);
                 }
             }
             Action::BodyEnd(n, seq, t) => {
@@ -340,11 +307,6 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                 S::upgrade(id, seq, body_done.then_some(&rest[..n]));
             }
             Action::Dispatch(n, d) => {
-                let queues = queued(d.flags);
-                // A request JS answers at once (an upgrade) comes after the queued ones.
-                if !queues && g.queued && boundary::<S>(g, id) {
-                    return input.len();
-                }
                 off += n;
                 #[cfg(feature = "test-hooks")]
                 super::test_hooks::maybe_panic(&rest[d.url.0..d.url.1]);
@@ -352,11 +314,6 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                 // on_message_complete: JS runs its ticks between the two.
                 let inline = d.flags & parse::F_UPGRADE == 0 && d.body.is_some_and(|(a, b)| b > a);
                 let head_end = off - n + d.body.map_or(n, |(a, _)| a);
-                let flags = if inline {
-                    d.flags & !parse::F_BODY_DONE
-                } else {
-                    d.flags
-                };
                 let threw = S::request(&Request {
                     sid,
                     id,
@@ -364,17 +321,22 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                     method: d.method,
                     url: &rest[d.url.0..d.url.1],
                     headers: &rest[d.headers.0..d.headers.1],
-                    flags: if queues { flags | F_QUEUED } else { flags },
+                    flags: if inline {
+                        d.flags & !parse::F_BODY_DONE
+                    } else {
+                        d.flags
+                    },
                     body: d.body.map(|(a, b)| &rest[a..b]),
-                    head_end: head_end as u32,
                 });
-                g.queued |= queues;
                 // A throwing shouldUpgradeCallback (F_ASK_UPGRADE) is not that: node's request
                 // stays an upgrade that its connection's next bytes complete (Reading::Asking).
                 if threw && d.flags & F_ASK_UPGRADE == 0 {
                     // node's on_headers_complete failed: llhttp stops there (the rest of the
                     // read is dropped) and fails every later read with that error.
-                    with(|r| r.handler_threw(id, head_end as u32, false));
+                    with(|r| {
+                        r.conn(id)
+                            .map(|c| c.http.fail(CB_HEADERS_COMPLETE.at(head_end)))
+                    });
                     return input.len();
                 }
                 if d.flags & parse::F_INVALID_TE != 0 {
@@ -385,20 +347,12 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                 }
                 with(|r| r.conn(id).map(|c| c.http.dispatched()));
                 if inline {
-                    if boundary::<S>(g, id) {
-                        return input.len();
-                    }
+                    boundary::<S>(scope);
                     S::body_end(id, d.seq, None);
                 }
             }
         }
     }
-}
-
-/// Whether a request with these flags runs from JS's tick queue (F_QUEUED): all but an
-/// upgrade, whose answer the connection's next bytes wait for.
-fn queued(flags: u32) -> bool {
-    flags & (parse::F_UPGRADE | F_ASK_UPGRADE) == 0
 }
 
 /// A parse error (the state machine is already `Failed`). JS decides, as node:http's
