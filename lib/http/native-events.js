@@ -2,8 +2,10 @@
 // The addon's callbacks (init() registers them): each finds the server, socket or request an
 // event concerns and hands it to node's server logic (server-logic.js) or to the upgrade
 // hand-off (upgrade-handoff.js); the socket's own events go to the socket facade.
-const { F_UPGRADE } = require('../internal/native').flags;
+const { F_UPGRADE, F_QUEUED } = require('../internal/native').flags;
 const { binding, servers, sockets, init } = require('../internal/native');
+const { AsyncResource, executionAsyncId, triggerAsyncId } = require('node:async_hooks');
+const tickQueue = require('./tick-queue');
 const { MODE_HTTP } = require('./socket');
 const { setTrailerBlock } = require('./incoming');
 const diagnostics = require('./diagnostics');
@@ -16,6 +18,11 @@ const {
 } = require('../internal/symbols');
 
 function onConnection(sid, id) {
+  if (!this.adopted) adoptIds(this);
+  tickQueue.enqueue(emitConnection, id, this, sid, id);
+}
+
+function emitConnection(sid, id) {
   const server = servers[sid];
   if (server === undefined) return;
   const socket = socketFor(server, id);
@@ -23,7 +30,17 @@ function onConnection(sid, id) {
   if (diagnostics.serverSocket.hasSubscribers) diagnostics.serverSocket.publish({ socket });
 }
 
-function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
+function onRequest(sid, id, seq, method, url, headerBlock, flags, body, headEnd) {
+  if ((flags & F_QUEUED) !== 0 || tickQueue.waiting()) {
+    if (!this.adopted) adoptIds(this);
+    tickQueue.enqueue(dispatchRequest, id, this, sid, id, seq, method, url, headerBlock, flags,
+      body, headEnd);
+  } else {
+    dispatchRequest(sid, id, seq, method, url, headerBlock, flags, body);
+  }
+}
+
+function dispatchRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   const server = servers[sid];
   if (server === undefined) return;
   const socket = socketFor(server, id);
@@ -39,13 +56,23 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body) {
 }
 
 function onUpgrade(id, seq, head) {
+  if (tickQueue.waiting()) tickQueue.enqueue(upgrade, id, this, id, seq, head);
+  else upgrade(id, seq, head);
+}
+
+function upgrade(id, seq, head) {
   const socket = sockets.get(id);
   const req = socket?.[kUpgradeReq];
   if (req == null || req[kSeq] !== seq) return;
   upgradeAfterBody(socket, req, head);
 }
 
-function onBody(id, seq, chunk) {
+function onBody(id, seq, chunk, at) {
+  if (tickQueue.waiting()) tickQueue.enqueue(body, id, this, id, seq, chunk, at);
+  else body(id, seq, chunk);
+}
+
+function body(id, seq, chunk) {
   const socket = sockets.get(id);
   const req = socket?.[kBodyReq];
   if (req == null || req[kSeq] !== seq) return;
@@ -60,6 +87,11 @@ function onBody(id, seq, chunk) {
 }
 
 function onBodyEnd(id, seq, trailers) {
+  if (tickQueue.waiting()) tickQueue.enqueue(bodyEnd, id, this, id, seq, trailers);
+  else bodyEnd(id, seq, trailers);
+}
+
+function bodyEnd(id, seq, trailers) {
   const socket = sockets.get(id);
   const req = socket?.[kBodyReq];
   if (req == null || req[kSeq] !== seq) return;
@@ -115,12 +147,25 @@ function onTimeout(id, sid) {
 }
 
 function onClientError(sid, id, code, reason, rawPacket, bytesParsed) {
+  if (tickQueue.waiting()) {
+    tickQueue.enqueue(emitClientError, id, this, sid, id, code, reason, rawPacket, bytesParsed);
+  } else {
+    emitClientError(sid, id, code, reason, rawPacket, bytesParsed);
+  }
+}
+
+function emitClientError(sid, id, code, reason, rawPacket, bytesParsed) {
   const server = servers[sid];
   if (server === undefined) return;
   clientError(socketFor(server, id), code, reason, rawPacket, bytesParsed);
 }
 
 function onData(id, chunk) {
+  if (tickQueue.waiting()) tickQueue.enqueue(data, id, this, id, chunk);
+  else data(id, chunk);
+}
+
+function data(id, chunk) {
   const socket = sockets.get(id);
   if (socket === undefined) return;
   if (socket[kMode] === MODE_HTTP) {
@@ -210,6 +255,52 @@ function onSniRequest(sid, id, servername, protocols) {
   }
 }
 
+/**
+ * A queued event's listener threw. A request's handler or a body's 'data' listener: node's
+ * parser callback failed, so llhttp fails the connection's later reads and never reaches
+ * what followed in this one (returns true: the rest of the connection's events go).
+ */
+function onQueuedThrow(fn, id, args) {
+  if (fn === dispatchRequest) binding.handlerThrew(id, args[8], false);
+  else if (fn === body) binding.handlerThrew(id, args[3], true);
+  else return false;
+  return true;
+}
+
+/**
+ * A connection's async resource: the addon's context for the connection is made on it, and
+ * what JS runs from its tick queue runs in it. One per connection, as node's parser has one.
+ */
+function newResource() {
+  return new ConnectionResource();
+}
+
+class ConnectionResource extends AsyncResource {
+  constructor() {
+    super('HTTPINCOMINGMESSAGE');
+    this.adopted = false;
+  }
+}
+
+/**
+ * Gives a connection's resource the async ids of the addon's context for it (this runs in
+ * that context), so a handler run from the tick queue and a body's listener the addon calls
+ * see one executionAsyncId, as on node. AsyncResource keeps its ids in symbol-keyed fields
+ * (since Node 8); where none matches, the resource keeps its own ids.
+ */
+function adoptIds(resource) {
+  resource.adopted = true;
+  const ownId = resource.asyncId();
+  const ownTrigger = resource.triggerAsyncId();
+  const id = executionAsyncId();
+  if (id === ownId || id <= 0) return;
+  const trigger = triggerAsyncId();
+  for (const key of Object.getOwnPropertySymbols(resource)) {
+    if (resource[key] === ownId) resource[key] = id;
+    else if (resource[key] === ownTrigger) resource[key] = trigger;
+  }
+}
+
 function throwError(err) {
   throw err;
 }
@@ -219,11 +310,11 @@ function onServerDrained(sid) {
   if (server !== undefined) server._onDrained();
 }
 
-init({
+tickQueue.setup(init({
   onRequest, onBody, onBodyEnd, onDrain, onClose, onReset, onTimeout, onClientError, onConnection,
   onDrop,
   onData, onEnd, onServerDrained, onShutdown, onInternalError, onUpgrade, onSecure,
-  onTlsClientError, onKeylog, onSniRequest,
-});
+  onTlsClientError, onKeylog, onSniRequest, newResource, onQueued: tickQueue.runQueued,
+}), onQueuedThrow);
 
-module.exports = { onConnection, onDrop };
+module.exports = { onConnection: emitConnection, onDrop };

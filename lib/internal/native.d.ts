@@ -9,7 +9,7 @@ export type SocketAddresses = [localAddress?: string, localPort?: number, localF
 
 /** The addon: its functions (arguments checked on every call) and constants. */
 export interface Binding {
-  init(callbacks: Callbacks, methods: readonly unknown[], statusCodes: readonly unknown[]): void;
+  init(callbacks: Callbacks, methods: readonly unknown[], statusCodes: readonly unknown[]): Uint32Array;
   serverCreate(sameAsLast: boolean): number;
   tlsContextCreate(spec: TlsSpec): number;
   tlsDecodePfx(pfx: Uint8Array, passphrase: string | undefined | null): Buffer[] | undefined;
@@ -40,6 +40,7 @@ export interface Binding {
   inject(id: number, bytes: Uint8Array): void;
   decideUpgrade(id: number, upgrade: boolean): void;
   discardBody(id: number): void;
+  handlerThrew(id: number, at: number, body: boolean): void;
   tap(id: number, on: boolean): void;
   destroy(id: number, reset: boolean): void;
   shutdown(id: number): void;
@@ -62,8 +63,8 @@ export interface Binding {
 
 /** What the addon calls for native events (`init`). */
 export interface Callbacks {
-  onRequest(sid: number, id: number, seq: number, method: string, url: string, headerBlock: string, flags: number, body: Buffer | undefined): void;
-  onBody(id: number, seq: number, chunk: Buffer): void;
+  onRequest(sid: number, id: number, seq: number, method: string, url: string, headerBlock: string, flags: number, body: Buffer | undefined, headEnd: number): void;
+  onBody(id: number, seq: number, chunk: Buffer, at: number): void;
   onBodyEnd(id: number, seq: number, trailerBlock: string | undefined): void;
   onDrain(id: number): void;
   onClose(id: number, errno: number): void;
@@ -82,6 +83,8 @@ export interface Callbacks {
   onTlsClientError(sid: number, id: number, code: string, message: string): void;
   onKeylog(sid: number, id: number, line: Buffer): void;
   onSniRequest(sid: number, id: number, servername: string, protocols: Buffer): void;
+  newResource(): void;
+  onQueued(): void;
 }
 
 /** `serverConfig` options: a field present is applied. */
@@ -117,6 +120,7 @@ export interface Flags {
   readonly F_INVALID_TE: number;
   readonly F_ASK_UPGRADE: number;
   readonly F_UPGRADE_BODY: number;
+  readonly F_QUEUED: number;
   readonly VERSION_MAJOR_SHIFT: number;
   readonly VERSION_MINOR_SHIFT: number;
   readonly VERSION_DIGIT_MASK: number;

@@ -169,7 +169,7 @@ const N: &str = "number";
 const S: &str = "string";
 const B: &str = "Buffer";
 
-pub const CALLBACKS: [Callback; 20] = [
+pub const CALLBACKS: [Callback; 22] = [
     (
         "onRequest",
         &[
@@ -181,9 +181,10 @@ pub const CALLBACKS: [Callback; 20] = [
             ("headerBlock", S),
             ("flags", N),
             ("body", "Buffer | undefined"),
+            ("headEnd", N),
         ],
     ),
-    ("onBody", &[("id", N), ("seq", N), ("chunk", B)]),
+    ("onBody", &[("id", N), ("seq", N), ("chunk", B), ("at", N)]),
     (
         "onBodyEnd",
         &[
@@ -231,6 +232,8 @@ pub const CALLBACKS: [Callback; 20] = [
         "onSniRequest",
         &[("sid", N), ("id", N), ("servername", S), ("protocols", B)],
     ),
+    ("newResource", &[]),
+    ("onQueued", &[]),
 ];
 
 /// Named TypeScript types the declarations above use.
@@ -353,6 +356,8 @@ mod tests {
             (Cb::TlsClientError, "onTlsClientError"),
             (Cb::Keylog, "onKeylog"),
             (Cb::SniRequest, "onSniRequest"),
+            (Cb::NewResource, "newResource"),
+            (Cb::Queued, "onQueued"),
         ];
         assert_eq!(order.len(), CALLBACKS.len());
         for (cb, name) in order {

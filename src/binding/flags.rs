@@ -8,6 +8,7 @@ use crate::conn::{F_ASK_UPGRADE, F_UPGRADE_BODY};
 use crate::proto::errors::{CLIENT_ERROR_STATUS, DEFAULT_CLIENT_ERROR_STATUS};
 use crate::proto::parse::*;
 use crate::reactor::server::*;
+use crate::reactor::sink::F_QUEUED;
 
 /// (name, value): request facts (F_*), how to write a response (R_*), server settings (S_*).
 pub const FLAGS: &[(&str, u32)] = &[
@@ -27,6 +28,7 @@ pub const FLAGS: &[(&str, u32)] = &[
     ("F_INVALID_TE", F_INVALID_TE),
     ("F_ASK_UPGRADE", F_ASK_UPGRADE),
     ("F_UPGRADE_BODY", F_UPGRADE_BODY),
+    ("F_QUEUED", F_QUEUED),
     // The request's HTTP version in F_* flags: (flags >>> SHIFT) & MASK per digit.
     ("VERSION_MAJOR_SHIFT", VERSION_SHIFT),
     ("VERSION_MINOR_SHIFT", VERSION_SHIFT + 4),

@@ -15,9 +15,9 @@ use std::ptr;
 /// The JS callbacks `init` takes, in `contract::CALLBACKS`'s order (names and arguments).
 #[derive(Clone, Copy, Debug)]
 pub enum Cb {
-    /// (serverId, connId, seq, method, url, headerBlock, flags, body|undefined)
+    /// (serverId, connId, seq, method, url, headerBlock, flags, body|undefined, headEnd)
     Request = 0,
-    /// (connId, seq, chunk)
+    /// (connId, seq, chunk, at)
     Body,
     /// (connId, seq, trailerBlock|undefined)
     BodyEnd,
@@ -56,6 +56,11 @@ pub enum Cb {
     Keylog,
     /// (serverId, connId, servername): the handshake waits for the SNICallback
     SniRequest,
+    /// () -> object: a new connection's async resource
+    NewResource,
+    /// (): run now what JS queued for its tick queue (the tick did not run: an earlier tick
+    /// threw into an 'uncaughtException' handler)
+    Queued,
 }
 
 /// The async resource type of connections' contexts, as node's parser resource is named.
@@ -75,6 +80,10 @@ pub struct JsCtx {
     pub resource: sys::napi_ref,
     pub async_ctx: sys::napi_async_context,
     conns: Vec<Option<ConnCtx>>,
+    /// Non-zero while JS has events queued for its tick queue (F_QUEUED): an ArrayBuffer the
+    /// reference keeps alive.
+    queue_state: *const u32,
+    queue_ref: sys::napi_ref,
 }
 
 impl JsCtx {
@@ -90,8 +99,45 @@ impl JsCtx {
             resource,
             async_ctx,
             conns: Vec::new(),
+            queue_state: ptr::null(),
+            queue_ref: ptr::null_mut(),
         }
     }
+
+    /// Makes the queue state JS reads and writes (a Uint32Array of one element).
+    pub fn queue_state(&mut self) -> Value {
+        let env = self.env;
+        let mut data = ptr::null_mut();
+        let mut buffer = ptr::null_mut();
+        let mut array = ptr::null_mut();
+        // SAFETY: a fresh 4-byte ArrayBuffer (zeroed, not resizable: its data stays where it
+        // is) and a view of it; the reference keeps both alive as long as this context.
+        unsafe {
+            sys::napi_create_arraybuffer(env, 4, &mut data, &mut buffer);
+            sys::napi_create_typedarray(
+                env,
+                sys::TypedarrayType::uint32_array,
+                1,
+                buffer,
+                0,
+                &mut array,
+            );
+        }
+        self.queue_state = data as *const u32;
+        self.queue_ref = napi::reference(env, buffer);
+        array
+    }
+}
+
+/// Whether JS has events queued for a tick that has not run.
+fn queue_pending() -> bool {
+    JS.with(|j| {
+        j.borrow().as_ref().is_some_and(|js| {
+            // SAFETY: the ArrayBuffer behind the pointer lives as long as the context (its
+            // reference); JS writes it on this thread only.
+            !js.queue_state.is_null() && unsafe { ptr::read_volatile(js.queue_state) } != 0
+        })
+    })
 }
 
 thread_local! {
@@ -110,6 +156,10 @@ pub fn install(js: JsCtx) {
 pub fn uninstall() {
     let js = JS.with(|j| j.borrow_mut().take());
     if let Some(mut js) = js {
+        if !js.queue_ref.is_null() {
+            // SAFETY: created on this env, released once.
+            unsafe { sys::napi_delete_reference(js.env, js.queue_ref) };
+        }
         for c in js.conns.drain(..).flatten() {
             // SAFETY: the env is still alive in its cleanup hook; each context and reference
             // is released once.
@@ -121,34 +171,71 @@ pub fn uninstall() {
     }
 }
 
-/// The (resource, context) calls for `id` run in, made on first need.
-fn context(js: &mut JsCtx, id: Option<u64>) -> (sys::napi_ref, sys::napi_async_context) {
-    let Some(id) = id else {
-        return (js.resource, js.async_ctx);
+/// The (resource, context) calls for `id` run in, made on first need. A connection's resource
+/// is JS's (`callbacks.newResource`: an AsyncResource) and the `this` of its callbacks: what JS
+/// runs from its tick queue runs in it (lib/http/tick-queue.js), so AsyncLocalStorage sees
+/// one store per connection whichever way a listener is called, as with node's parser
+/// resource.
+fn context(id: Option<u64>) -> Option<(sys::napi_ref, sys::napi_async_context)> {
+    let found = JS.with(|j| {
+        let j = j.borrow();
+        let js = j.as_ref()?;
+        let Some(id) = id else {
+            return Some(Found::Ready(js.resource, js.async_ctx));
+        };
+        Some(match js.conns.get(index_of(id)) {
+            Some(Some(c)) if c.id == id => Found::Ready(c.resource, c.ctx),
+            _ => Found::Make(js.env, js.cbs[Cb::NewResource as usize]),
+        })
+    })?;
+    let (env, factory) = match found {
+        Found::Ready(resource, ctx) => return Some((resource, ctx)),
+        Found::Make(env, factory) => (env, factory),
     };
-    let i = index_of(id);
-    if let Some(Some(c)) = js.conns.get(i) {
-        if c.id == id {
-            return (c.resource, c.ctx);
-        }
-    }
-    let env = js.env;
-    let mut obj = ptr::null_mut();
+    let id = id?;
+    // JS runs here (the factory, and async_hooks' init hooks in napi_async_init): no borrow
+    // of the context is held.
+    let obj = new_resource(env, factory);
     let mut ctx = ptr::null_mut();
-    // SAFETY: on the JS thread with a live env; a fresh object is the connection's async
-    // resource (like node's HTTPServerAsyncResource), kept alive by the reference.
-    unsafe {
-        sys::napi_create_object(env, &mut obj);
-        sys::napi_async_init(env, obj, napi::utf8(env, RESOURCE_NAME), &mut ctx);
-    }
+    // SAFETY: on the JS thread with a live env and an open handle scope; the reference below
+    // keeps the resource alive as long as the context.
+    unsafe { sys::napi_async_init(env, obj, napi::utf8(env, RESOURCE_NAME), &mut ctx) };
     let resource = napi::reference(env, obj);
-    if js.conns.len() <= i {
-        js.conns.resize_with(i + 1, || None);
-    }
-    if let Some(old) = js.conns[i].replace(ConnCtx { id, resource, ctx }) {
+    let old = JS.with(|j| {
+        let mut j = j.borrow_mut();
+        let js = j.as_mut()?;
+        let i = index_of(id);
+        if js.conns.len() <= i {
+            js.conns.resize_with(i + 1, || None);
+        }
+        js.conns[i].replace(ConnCtx { id, resource, ctx })
+    });
+    if let Some(old) = old {
         release_ctx(env, old);
     }
-    (resource, ctx)
+    Some((resource, ctx))
+}
+
+enum Found {
+    Ready(sys::napi_ref, sys::napi_async_context),
+    Make(Env, sys::napi_ref),
+}
+
+/// A new connection's async resource from JS's factory (a plain object when it throws, which
+/// then goes to the uncaught-exception path, as a throwing async_hooks hook does on node).
+fn new_resource(env: Env, factory: sys::napi_ref) -> Value {
+    let f = napi::deref(env, factory);
+    let mut obj = ptr::null_mut();
+    // SAFETY: f is a live function; no arguments.
+    let status =
+        unsafe { sys::napi_call_function(env, napi::undefined(env), f, 0, ptr::null(), &mut obj) };
+    if status == sys::Status::napi_ok && !obj.is_null() {
+        return obj;
+    }
+    if status == sys::Status::napi_pending_exception {
+        uncaught(env);
+    }
+    napi::object(env)
 }
 
 fn release_ctx(env: Env, c: ConnCtx) {
@@ -174,11 +261,9 @@ fn call<const N: usize>(cb: Cb, id: Option<u64>, build: impl FnOnce(Env) -> [Val
         // SAFETY: called on the JS thread from a libuv callback (no JS frame below us).
         unsafe { sys::napi_open_handle_scope(env, &mut handles) };
     }
-    let found = JS.with(|j| {
-        let mut j = j.borrow_mut();
-        let js = j.as_mut()?;
-        let (resource, ctx) = context(js, id);
-        Some((js.cbs[cb as usize], resource, ctx))
+    let found = context(id).and_then(|(resource, ctx)| {
+        let f = JS.with(|j| j.borrow().as_ref().map(|js| js.cbs[cb as usize]))?;
+        Some((f, resource, ctx))
     });
     if let Some((fref, rref, async_ctx)) = found {
         let args = build(env);
@@ -223,8 +308,19 @@ fn uncaught(env: Env) {
     }
 }
 
+/// What JS queued for the tick queue and the closed scope's ticks did not run (a tick before
+/// it threw, and an 'uncaughtException' handler let the process go on; or the scope was
+/// nested in a JS call, which runs no ticks) runs now: a queued request never waits for an
+/// unrelated event.
+fn run_queued(id: Option<u64>) {
+    if queue_pending() {
+        call(Cb::Queued, id, |_| []);
+    }
+}
+
 /// A callback scope (and the handle scope of its calls) in one connection's context.
 pub struct Scope {
+    id: Option<u64>,
     env: Env,
     handles: sys::napi_handle_scope,
     callback: sys::napi_callback_scope,
@@ -245,6 +341,7 @@ impl Scope {
             if pending {
                 uncaught(self.env);
             }
+            run_queued(self.id);
             let resource = napi::deref(self.env, self.resource);
             sys::napi_open_callback_scope(self.env, resource, self.ctx, &mut self.callback);
         }
@@ -263,6 +360,7 @@ impl Drop for Scope {
             if pending {
                 uncaught(self.env);
             }
+            run_queued(self.id);
             sys::napi_close_handle_scope(self.env, self.handles);
         }
     }
@@ -307,12 +405,7 @@ impl Sink for JsSink {
         let mut handles = ptr::null_mut();
         // SAFETY: on the JS thread in a libuv callback (no JS frame below us).
         unsafe { sys::napi_open_handle_scope(env, &mut handles) };
-        let found = JS.with(|j| {
-            let mut j = j.borrow_mut();
-            let js = j.as_mut()?;
-            Some(context(js, id))
-        });
-        let Some((rref, ctx)) = found else {
+        let Some((rref, ctx)) = context(id) else {
             // SAFETY: closes the scope opened above.
             unsafe { sys::napi_close_handle_scope(env, handles) };
             return None;
@@ -325,6 +418,7 @@ impl Sink for JsSink {
         }
         DEPTH.with(|d| d.set(d.get() + 1));
         Some(Scope {
+            id,
             env,
             handles,
             callback,
@@ -360,16 +454,18 @@ impl Sink for JsSink {
                 napi::latin1(env, q.headers),
                 napi::u32v(env, q.flags),
                 bytes_or_undefined(env, q.body),
+                napi::u32v(env, q.head_end),
             ]
         })
     }
 
-    fn body(id: u64, seq: u32, chunk: &[u8]) -> bool {
+    fn body(id: u64, seq: u32, chunk: &[u8], at: u32) -> bool {
         call(Cb::Body, Some(id), |env| {
             [
                 f64v(env, id),
                 napi::u32v(env, seq),
                 napi::buffer_copy(env, chunk),
+                napi::u32v(env, at),
             ]
         })
     }

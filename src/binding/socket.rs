@@ -114,6 +114,13 @@ export!(discard_body, |a| {
     undef(&a)
 });
 
+// handlerThrew(id, at, body): a handler JS ran from its tick queue threw (F_QUEUED): the
+// request's, or (body) a 'data' listener of its body.
+export!(handler_threw, |a| {
+    reactor::with(|r| r.handler_threw(id_of(&a, 0), a.u32(1), a.bool(2)));
+    undef(&a)
+});
+
 // tap(id, on): raw bytes also go to JS while the app listens for the socket's 'data'.
 export!(tap, |a| {
     reactor::with(|r| r.set_tap(id_of(&a, 0), a.bool(1)));

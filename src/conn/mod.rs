@@ -548,6 +548,10 @@ impl Http1 {
         self.req_start = 0;
     }
 
+    pub fn is_failed(&self) -> bool {
+        matches!(self.reading, Reading::Failed(_))
+    }
+
     pub fn is_upgraded(&self) -> bool {
         matches!(
             self.reading,

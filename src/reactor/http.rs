@@ -4,7 +4,7 @@ use super::io::ReadStep;
 use super::server::{
     S_HALF_OPEN, S_HAS_CONNECT, S_HAS_UPGRADE, S_UPGRADE_BODY, S_UPGRADE_CALLBACK,
 };
-use super::sink::{ClientError, Request, Sink};
+use super::sink::{ClientError, Request, Sink, F_QUEUED};
 use super::state::*;
 use crate::conn::{Action, Eof, Limits, F_ASK_UPGRADE};
 use crate::proto::errors::{self, ParseError};
@@ -26,29 +26,60 @@ const JS_EXCEPTION: ParseError = ParseError::new("HPE_JS_EXCEPTION", "JS Excepti
 /// `drain` (the event already reported the peer's FIN or an error, or nothing says the
 /// queue was seen empty: a yielded or resumed read) it reads until the socket would block.
 pub fn read_conn<S: Sink>(id: u64, drain: bool) {
-    let mut scope = S::scope(Some(id));
-    read_loop::<S>(id, drain, &mut scope);
+    let mut group = Group::<S> {
+        scope: S::scope(Some(id)),
+        queued: false,
+    };
+    read_loop::<S>(id, drain, &mut group);
     // Output goes at the batch's end. A process that dies before (a throw, a rejection,
     // process.exit()) sends it from the uncaught-exception path and the exit hook, as
     // node:http has sent it (test/liveness.test.js). Flushing here, before the read's ticks,
     // cost 15-20 % of a request's CPU at 64 connections: the client is woken per response
     // instead of once per batch (A/B medians, json 17.7 vs 14.6 µs/req).
-    drop(scope);
+    drop(group);
 }
 
-/// Where JS runs its ticks and promise jobs besides the end of a read: after each piece of a
-/// body, as node does after llhttp's on_body callbacks (not after a request's head or its
-/// end, which run inside the read's scope).
-type Ticks<'a, S> = &'a mut Option<<S as Sink>::Scope>;
+/// A read's sink scope: JS runs its ticks and promise jobs where it ends and at each
+/// boundary: after each piece of a body, as node does after llhttp's on_body callbacks (not
+/// after a request's head or its end, which run inside the read's scope).
+pub struct Group<S: Sink> {
+    scope: Option<S::Scope>,
+    /// A request dispatched with F_QUEUED waits in JS's tick queue, and so does everything of
+    /// its connection JS hears after it (JS keeps the order) until the next boundary.
+    queued: bool,
+}
 
-fn boundary<S: Sink>(scope: Ticks<'_, S>) {
-    if let Some(s) = scope.as_mut() {
+/// Ends the group's calls so far: JS runs its tick queue, then its ticks and promise jobs.
+/// Returns true when a queued handler threw: node's parser stopped there, and the rest of
+/// the read is dropped.
+fn boundary<S: Sink>(g: &mut Group<S>, id: u64) -> bool {
+    if let Some(s) = g.scope.as_mut() {
         S::boundary(s);
+    }
+    std::mem::take(&mut g.queued)
+        && with(|r| r.conn(id).map(|c| c.http.is_failed()))
+            .flatten()
+            .unwrap_or(false)
+}
+
+impl Reactor {
+    /// A handler JS ran from its tick queue threw (see F_QUEUED): a request's (`body` false)
+    /// or a body 'data' listener's, at `at` in the bytes being parsed. node's parser callback
+    /// failed, and llhttp fails every later read of the connection with that error.
+    pub fn handler_threw(&mut self, id: u64, at: u32, body: bool) {
+        let e = if body {
+            JS_EXCEPTION
+        } else {
+            CB_HEADERS_COMPLETE
+        };
+        if let Some(c) = self.conn(id) {
+            c.http.fail(e.at(at as usize));
+        }
     }
 }
 
-fn read_loop<S: Sink>(id: u64, drain: bool, scope: Ticks<'_, S>) {
-    process_buffered::<S>(id, scope);
+fn read_loop<S: Sink>(id: u64, drain: bool, g: &mut Group<S>) {
+    process_buffered::<S>(id, g);
     for _ in 0..READS_PER_EVENT {
         let step = with(|r| r.read_once(id)).unwrap_or(ReadStep::Stop);
         let short = match step {
@@ -59,7 +90,7 @@ fn read_loop<S: Sink>(id: u64, drain: bool, scope: Ticks<'_, S>) {
             ReadStep::Scratch(buf, n) => {
                 with(|r| r.touch(id));
                 let tapping = is_tapping(id);
-                let used = process::<S>(id, &buf[..n], scope);
+                let used = process::<S>(id, &buf[..n], g);
                 if tapping {
                     S::data(id, &buf[..n]);
                 }
@@ -81,7 +112,7 @@ fn read_loop<S: Sink>(id: u64, drain: bool, scope: Ticks<'_, S>) {
                         .map(|c| c.http.rbuf[c.http.rbuf.len() - n..].to_vec())
                 })
                 .flatten();
-                process_buffered::<S>(id, scope);
+                process_buffered::<S>(id, g);
                 if let Some(bytes) = tapped {
                     S::data(id, &bytes);
                 }
@@ -205,12 +236,12 @@ fn is_tapping(id: u64) -> bool {
 
 /// Parses input kept in the connection's buffer (a partial message, injected bytes, or
 /// input that waited while output was throttled).
-fn process_buffered<S: Sink>(id: u64, scope: Ticks<'_, S>) {
+fn process_buffered<S: Sink>(id: u64, g: &mut Group<S>) {
     let Some(input) = with(|r| r.conn(id).map(|c| std::mem::take(&mut c.http.rbuf))).flatten()
     else {
         return;
     };
-    let used = process::<S>(id, &input, scope);
+    let used = process::<S>(id, &input, g);
     with(|r| {
         if let Some(c) = r.conn(id) {
             let mut rest = input;
@@ -262,7 +293,7 @@ fn next_action(r: &mut Reactor, id: u64, buf: &[u8]) -> Option<(u32, Action)> {
 
 /// Parses and dispatches what `input` holds. Returns how many bytes were used; the rest
 /// stays buffered (a partial message, or output is throttled).
-fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
+fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
     let mut off = 0;
     loop {
         let rest = &input[off..];
@@ -288,13 +319,15 @@ fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
                 off += n;
                 let discard = with(|r| r.conn(id).map(|c| c.has(C_DISCARD_BODY)));
                 if discard != Some(Some(true)) {
-                    if S::body(id, seq, &rest[a..b]) {
+                    if S::body(id, seq, &rest[a..b], off as u32) {
                         // node's on_body callback threw: as after a throwing request handler,
                         // the parser stops and fails every later read.
-                        with(|r| r.conn(id).map(|c| c.http.fail(JS_EXCEPTION.at(off))));
+                        with(|r| r.handler_threw(id, off as u32, true));
                         return input.len();
                     }
-                    boundary::<S>(scope);
+                    if boundary::<S>(g, id) {
+                        return input.len();
+                    }
                 }
             }
             Action::BodyEnd(n, seq, t) => {
@@ -307,6 +340,11 @@ fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
                 S::upgrade(id, seq, body_done.then_some(&rest[..n]));
             }
             Action::Dispatch(n, d) => {
+                let queues = queued(d.flags);
+                // A request JS answers at once (an upgrade) comes after the queued ones.
+                if !queues && g.queued && boundary::<S>(g, id) {
+                    return input.len();
+                }
                 off += n;
                 #[cfg(feature = "test-hooks")]
                 super::test_hooks::maybe_panic(&rest[d.url.0..d.url.1]);
@@ -314,6 +352,11 @@ fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
                 // on_message_complete: JS runs its ticks between the two.
                 let inline = d.flags & parse::F_UPGRADE == 0 && d.body.is_some_and(|(a, b)| b > a);
                 let head_end = off - n + d.body.map_or(n, |(a, _)| a);
+                let flags = if inline {
+                    d.flags & !parse::F_BODY_DONE
+                } else {
+                    d.flags
+                };
                 let threw = S::request(&Request {
                     sid,
                     id,
@@ -321,22 +364,17 @@ fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
                     method: d.method,
                     url: &rest[d.url.0..d.url.1],
                     headers: &rest[d.headers.0..d.headers.1],
-                    flags: if inline {
-                        d.flags & !parse::F_BODY_DONE
-                    } else {
-                        d.flags
-                    },
+                    flags: if queues { flags | F_QUEUED } else { flags },
                     body: d.body.map(|(a, b)| &rest[a..b]),
+                    head_end: head_end as u32,
                 });
+                g.queued |= queues;
                 // A throwing shouldUpgradeCallback (F_ASK_UPGRADE) is not that: node's request
                 // stays an upgrade that its connection's next bytes complete (Reading::Asking).
                 if threw && d.flags & F_ASK_UPGRADE == 0 {
                     // node's on_headers_complete failed: llhttp stops there (the rest of the
                     // read is dropped) and fails every later read with that error.
-                    with(|r| {
-                        r.conn(id)
-                            .map(|c| c.http.fail(CB_HEADERS_COMPLETE.at(head_end)))
-                    });
+                    with(|r| r.handler_threw(id, head_end as u32, false));
                     return input.len();
                 }
                 if d.flags & parse::F_INVALID_TE != 0 {
@@ -347,12 +385,20 @@ fn process<S: Sink>(id: u64, input: &[u8], scope: Ticks<'_, S>) -> usize {
                 }
                 with(|r| r.conn(id).map(|c| c.http.dispatched()));
                 if inline {
-                    boundary::<S>(scope);
+                    if boundary::<S>(g, id) {
+                        return input.len();
+                    }
                     S::body_end(id, d.seq, None);
                 }
             }
         }
     }
+}
+
+/// Whether a request with these flags runs from JS's tick queue (F_QUEUED): all but an
+/// upgrade, whose answer the connection's next bytes wait for.
+fn queued(flags: u32) -> bool {
+    flags & (parse::F_UPGRADE | F_ASK_UPGRADE) == 0
 }
 
 /// A parse error (the state machine is already `Failed`). JS decides, as node:http's

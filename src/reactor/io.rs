@@ -38,6 +38,9 @@ pub fn accept_all<S: Sink>(sid: u32) {
             _ => continue,
         };
         if tell_js {
+            // In a scope of its own: JS emits 'connection' from the tick queue when it
+            // closes, where a throw keeps node's source excerpt (see F_QUEUED).
+            let _scope = S::scope(Some(id));
             S::connection(sid, id);
         }
     }

@@ -2,6 +2,13 @@
 //! nothing of JS: it calls these with plain values and borrowed bytes, never while it holds
 //! a borrow of itself, since the embedder may call back into it.
 
+/// Set in a dispatched request's flags when JS runs it from its tick queue, at the end of the
+/// group of calls (`Sink::boundary`): a throw there reaches V8's message listener with the
+/// throw's position (node's source excerpt and caret), where a throw inside an N-API call
+/// keeps only the error. JS queues whatever of the connection follows it until the group's
+/// next boundary, and tells the reactor of a throw (`Reactor::handler_threw`).
+pub const F_QUEUED: u32 = 1 << 26;
+
 /// A request head, its byte ranges resolved.
 pub struct Request<'a> {
     pub sid: u32,
@@ -12,6 +19,9 @@ pub struct Request<'a> {
     pub headers: &'a [u8],
     pub flags: u32,
     pub body: Option<&'a [u8]>,
+    /// Where the head ends in the bytes being parsed (node's error position when the
+    /// request's handler throws).
+    pub head_end: u32,
 }
 
 /// A parse or timeout error on a connection ('clientError').
@@ -39,10 +49,12 @@ pub trait Sink {
     fn connection(sid: u32, id: u64);
     /// A connection was closed at accept: the server is at maxConnections.
     fn drop(sid: u32, local: Option<std::net::SocketAddr>, peer: Option<std::net::SocketAddr>);
-    /// Returns true when JS threw (node's parser fails the connection then).
+    /// Returns true when JS threw (node's parser fails the connection then); a request with
+    /// F_QUEUED cannot throw here.
     fn request(req: &Request<'_>) -> bool;
-    /// Returns true when JS threw (node's parser fails the connection then).
-    fn body(id: u64, seq: u32, chunk: &[u8]) -> bool;
+    /// Returns true when JS threw (node's parser fails the connection then). `at`: where the
+    /// piece ends in the bytes being parsed.
+    fn body(id: u64, seq: u32, chunk: &[u8], at: u32) -> bool;
     fn body_end(id: u64, seq: u32, trailers: Option<&[u8]>);
     /// Upgrade request `seq`, whose body went through the request, upgrades now: `head` is
     /// what followed its body in the read, or None when the body is still coming.

@@ -79,7 +79,7 @@ impl Sink for TestSink {
         }
         false
     }
-    fn body(_id: u64, _seq: u32, _chunk: &[u8]) -> bool {
+    fn body(_id: u64, _seq: u32, _chunk: &[u8], _at: u32) -> bool {
         false
     }
     fn body_end(id: u64, seq: u32, _trailers: Option<&[u8]>) {

@@ -1,0 +1,150 @@
+'use strict';
+// Events the addon hands over to run from the tick queue: a request (F_QUEUED), a
+// 'connection', and whatever of the same connection follows them before the addon's next
+// boundary. node emits these from its own callbacks, where a listener's throw reaches V8's
+// message listener with the throw's position: node prints that source line with a caret under
+// the `throw`. A throw inside an N-API call keeps only the error (N-API's v8::TryCatch drops
+// the message), and node then points at the `new Error`. The addon ends its callback scope
+// at the end of the read or at the next boundary (after a body piece), so these run in the
+// order they came, before the ticks they queue, as node runs a head's and a body piece's
+// callbacks before their ticks. Each runs in its connection's async resource (the `this` the
+// addon calls with, which its other callbacks run in too), as node's run in the parser's:
+// AsyncLocalStorage and executionAsyncResource() see what they see there. One tick per
+// read, not per event.
+
+const STRIDE = 12;
+
+/**
+ * [fn, connection id, async resource, 9 arguments] per event, from `head` (the next one) to
+ * `tail`. The array is kept and its slots reused: a new one per read was +250 B of heap per
+ * request.
+ */
+const queue = [];
+let head = 0;
+let tail = 0;
+let scheduled = false;
+/** runQueued is on the stack: it takes what is queued meanwhile itself. */
+let running = false;
+/** The addon's view of `queue`: non-zero while events wait (binding.init's queue state). */
+let state = null;
+/** What a queued event's throw does: (fn, connection id, its arguments) => drop the rest. */
+let onThrow = null;
+
+function setup(queueState, throwHandler) {
+  state = queueState;
+  onThrow = throwHandler;
+}
+
+/** Whether events wait: what the addon says next must wait behind them. */
+function waiting() {
+  return head < tail;
+}
+
+function enqueue(fn, id, resource, a, b, c, d, e, f, g, h, i) {
+  if (tail === queue.length) queue.push(fn, id, resource, a, b, c, d, e, f, g, h, i);
+  else {
+    queue[tail] = fn;
+    queue[tail + 1] = id;
+    queue[tail + 2] = resource;
+    queue[tail + 3] = a;
+    queue[tail + 4] = b;
+    queue[tail + 5] = c;
+    queue[tail + 6] = d;
+    queue[tail + 7] = e;
+    queue[tail + 8] = f;
+    queue[tail + 9] = g;
+    queue[tail + 10] = h;
+    queue[tail + 11] = i;
+  }
+  tail += STRIDE;
+  if (running) return;
+  state[0] = 1;
+  if (!scheduled) {
+    scheduled = true;
+    process.nextTick(runQueued);
+  }
+}
+
+/**
+ * Runs every queued event. A throw goes on to node's uncaught-exception path unchanged (a
+ * `finally` rethrows with V8's message intact); what is left runs from a new tick, or from
+ * the addon when that tick does not run (onQueued).
+ */
+function runQueued() {
+  if (running) return;
+  scheduled = false;
+  running = true;
+  state[0] = 0;
+  while (head < tail) {
+    current = queue[head + 2];
+    if (typeof current?.runInAsyncScope === 'function') current.runInAsyncScope(runCurrent);
+    else runOne();
+  }
+  current = null;
+  head = 0;
+  tail = 0;
+  running = false;
+}
+
+/** The resource runCurrent runs the events of. */
+let current = null;
+
+/** Runs the next events while they are `current`'s (in its async scope). */
+function runCurrent() {
+  do runOne();
+  while (head < tail && queue[head + 2] === current);
+}
+
+function runOne() {
+  const at = head;
+  head += STRIDE;
+  const fn = queue[at];
+  const a = queue[at + 3];
+  const b = queue[at + 4];
+  const c = queue[at + 5];
+  const d = queue[at + 6];
+  const e = queue[at + 7];
+  const f = queue[at + 8];
+  const g = queue[at + 9];
+  const h = queue[at + 10];
+  const i = queue[at + 11];
+  // What ran is not kept alive by its slot (a body until the next read).
+  for (let k = at + 2; k < at + STRIDE; k++) queue[k] = undefined;
+  let done = false;
+  try {
+    fn(a, b, c, d, e, f, g, h, i);
+    done = true;
+  } finally {
+    if (!done) afterThrow(fn, queue[at + 1], [a, b, c, d, e, f, g, h, i]);
+  }
+}
+
+function afterThrow(fn, id, args) {
+  running = false;
+  current = null;
+  if (onThrow(fn, id, args)) dropConnection(id);
+  if (head < tail) {
+    state[0] = 1;
+    if (!scheduled) {
+      scheduled = true;
+      process.nextTick(runQueued);
+    }
+  } else {
+    head = 0;
+    tail = 0;
+  }
+}
+
+/** Drops what is still queued for connection `id`: node's parser never got that far. */
+function dropConnection(id) {
+  let to = head;
+  for (let from = head; from < tail; from += STRIDE) {
+    if (queue[from + 1] === id) continue;
+    for (let k = 0; k < STRIDE; k++) queue[to + k] = queue[from + k];
+    to += STRIDE;
+  }
+  for (let k = to; k < tail; k++) queue[k] = undefined;
+  tail = to;
+}
+
+module.exports = { setup, waiting, enqueue, runQueued };
