@@ -144,6 +144,8 @@ thread_local! {
     static JS: RefCell<Option<JsCtx>> = const { RefCell::new(None) };
     /// How many scopes are open on this thread.
     static DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// JS was called since the innermost scope opened or its last boundary.
+    static TOUCHED: Cell<bool> = const { Cell::new(false) };
     /// Calls made into JS (the one-crossing-per-response test counts them).
     pub static NATIVE_TO_JS: Cell<u64> = const { Cell::new(0) };
 }
@@ -272,6 +274,7 @@ fn call<const N: usize>(cb: Cb, id: Option<u64>, build: impl FnOnce(Env) -> [Val
         let recv = napi::deref(env, rref);
         let mut result = ptr::null_mut();
         NATIVE_TO_JS.with(|n| n.set(n.get() + 1));
+        TOUCHED.with(|t| t.set(true));
         // Inside a scope the open callback scope already carries the async context and runs
         // the ticks when it closes: a nested napi_make_callback would only push and pop the
         // same context again (about 5 % of a pipelined request's CPU in perf).
@@ -345,12 +348,15 @@ impl Scope {
             let resource = napi::deref(self.env, self.resource);
             sys::napi_open_callback_scope(self.env, resource, self.ctx, &mut self.callback);
         }
+        TOUCHED.with(|t| t.set(false));
     }
 }
 
 impl Drop for Scope {
     fn drop(&mut self) {
         DEPTH.with(|d| d.set(d.get() - 1));
+        // A scope inside another one ran JS in the outer one's group.
+        TOUCHED.with(|t| t.set(true));
         // SAFETY: closes the scopes opened in `scope()`, innermost first. Closing the callback
         // scope runs the tick queue; an exception from it is Node's uncaught exception.
         unsafe {
@@ -417,6 +423,7 @@ impl Sink for JsSink {
             sys::napi_open_callback_scope(env, resource, ctx, &mut callback);
         }
         DEPTH.with(|d| d.set(d.get() + 1));
+        TOUCHED.with(|t| t.set(false));
         Some(Scope {
             id,
             env,
@@ -429,6 +436,10 @@ impl Sink for JsSink {
 
     fn boundary(scope: &mut Scope) {
         scope.boundary();
+    }
+
+    fn touched() -> bool {
+        TOUCHED.with(Cell::get)
     }
 
     fn connection(sid: u32, id: u64) {

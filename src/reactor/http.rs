@@ -340,7 +340,10 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                 S::upgrade(id, seq, body_done.then_some(&rest[..n]));
             }
             Action::Dispatch(n, d) => {
-                let queues = queued(d.flags);
+                // Once JS ran something of this group, ticks it queued would run before a
+                // queued request: node runs the handler first (a request after a body that
+                // ended in this read), so the request goes to JS at once.
+                let queues = queued(d.flags) && (g.queued || !S::touched());
                 // A request JS answers at once (an upgrade) comes after the queued ones.
                 if !queues && g.queued && boundary::<S>(g, id) {
                     return input.len();

@@ -46,6 +46,9 @@ pub trait Sink {
     /// Ends the group of calls so far and starts the next one in the same scope: node runs
     /// ticks and promise jobs after each of its parser's body and message-complete callbacks.
     fn boundary(scope: &mut Self::Scope);
+    /// Whether JS was called since the current scope opened or its last boundary: what it
+    /// queued for its ticks then runs before anything queued now (see F_QUEUED).
+    fn touched() -> bool;
     fn connection(sid: u32, id: u64);
     /// A connection was closed at accept: the server is at maxConnections.
     fn drop(sid: u32, local: Option<std::net::SocketAddr>, peer: Option<std::net::SocketAddr>);

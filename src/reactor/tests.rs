@@ -61,6 +61,9 @@ impl Sink for TestSink {
         Some(())
     }
     fn boundary(_scope: &mut ()) {}
+    fn touched() -> bool {
+        false
+    }
     fn connection(_sid: u32, id: u64) {
         record(Ev::Connection(id));
     }
