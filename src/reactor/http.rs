@@ -27,8 +27,10 @@ const JS_EXCEPTION: ParseError = ParseError::new("HPE_JS_EXCEPTION", "JS Excepti
 /// queue was seen empty: a yielded or resumed read) it reads until the socket would block.
 pub fn read_conn<S: Sink>(id: u64, drain: bool) {
     let mut group = Group::<S> {
+        id,
         scope: S::scope(Some(id)),
         queued: false,
+        undispatched: false,
     };
     read_loop::<S>(id, drain, &mut group);
     // Output goes at the batch's end. A process that dies before (a throw, a rejection,
@@ -43,10 +45,29 @@ pub fn read_conn<S: Sink>(id: u64, drain: bool) {
 /// boundary: after each piece of a body, as node does after llhttp's on_body callbacks (not
 /// after a request's head or its end, which run inside the read's scope).
 pub struct Group<S: Sink> {
+    id: u64,
     scope: Option<S::Scope>,
     /// A request dispatched with F_QUEUED waits in JS's tick queue, and so does everything of
     /// its connection JS hears after it (JS keeps the order) until the next boundary.
     queued: bool,
+    /// A queued request is `Http1::dispatched` once its handler ran (until then the
+    /// connection is busy, as node's parser is inside on_headers_complete).
+    undispatched: bool,
+}
+
+impl<S: Sink> Group<S> {
+    fn settled(&mut self) {
+        if std::mem::take(&mut self.undispatched) {
+            with(|r| r.conn(self.id).map(|c| c.http.dispatched()));
+        }
+    }
+}
+
+impl<S: Sink> Drop for Group<S> {
+    fn drop(&mut self) {
+        drop(self.scope.take());
+        self.settled();
+    }
 }
 
 /// Ends the group's calls so far: JS runs its tick queue, then its ticks and promise jobs.
@@ -56,6 +77,7 @@ fn boundary<S: Sink>(g: &mut Group<S>, id: u64) -> bool {
     if let Some(s) = g.scope.as_mut() {
         S::boundary(s);
     }
+    g.settled();
     std::mem::take(&mut g.queued)
         && with(|r| r.conn(id).map(|c| c.http.is_failed()))
             .flatten()
@@ -386,7 +408,11 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                     client_error::<S>(sid, id, errors::INVALID_TE, Some(rest));
                     return input.len();
                 }
-                with(|r| r.conn(id).map(|c| c.http.dispatched()));
+                if queues {
+                    g.undispatched = true;
+                } else {
+                    with(|r| r.conn(id).map(|c| c.http.dispatched()));
+                }
                 if inline {
                     if boundary::<S>(g, id) {
                         return input.len();
