@@ -103,6 +103,12 @@ impl Reactor {
 fn read_loop<S: Sink>(id: u64, drain: bool, g: &mut Group<S>) {
     process_buffered::<S>(id, g);
     for _ in 0..READS_PER_EVENT {
+        // Queued handlers run before the next read, as node runs one read's before it reads
+        // again: the responses they write can throttle the parser, and what JS holds at once
+        // is one read's requests.
+        if g.queued {
+            boundary::<S>(g, id);
+        }
         let step = with(|r| r.read_once(id)).unwrap_or(ReadStep::Stop);
         let short = match step {
             ReadStep::Scratch(_, n) | ReadStep::Buffered(n) => n < SCRATCH,
