@@ -54,7 +54,7 @@ async function compareRuns(where) {
   return { node, fast };
 }
 
-for (const where of ['request', 'request-split', 'data', 'end', 'connection']) {
+for (const where of ['request', 'request-split', 'data', 'data-later', 'end', 'connection']) {
   test(`a throw in '${where}': the source excerpt and the first app frame`, { timeout: 60000 },
     async () => {
       const { node, fast } = await compareRuns(where);

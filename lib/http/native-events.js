@@ -67,9 +67,9 @@ function upgrade(id, seq, head) {
   upgradeAfterBody(socket, req, head);
 }
 
+/** A piece of a body, queued: its 'data' listeners run from the tick queue (see F_QUEUED). */
 function onBody(id, seq, chunk, at) {
-  if (tickQueue.waiting()) tickQueue.enqueue(body, id, this, id, seq, chunk, at);
-  else body(id, seq, chunk);
+  tickQueue.enqueue(body, id, this, id, seq, chunk, at);
 }
 
 function body(id, seq, chunk) {

@@ -353,6 +353,8 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                         with(|r| r.handler_threw(id, off as u32, true));
                         return input.len();
                     }
+                    // JS queues a body piece (its 'data' listeners run at the boundary).
+                    g.queued = true;
                     if boundary::<S>(g, id) {
                         return input.len();
                     }

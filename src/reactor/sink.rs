@@ -56,7 +56,8 @@ pub trait Sink {
     /// F_QUEUED cannot throw here.
     fn request(req: &Request<'_>) -> bool;
     /// Returns true when JS threw (node's parser fails the connection then). `at`: where the
-    /// piece ends in the bytes being parsed.
+    /// piece ends in the bytes being parsed. JS may queue it, as an F_QUEUED request, until
+    /// the boundary that follows.
     fn body(id: u64, seq: u32, chunk: &[u8], at: u32) -> bool;
     fn body_end(id: u64, seq: u32, trailers: Option<&[u8]>);
     /// Upgrade request `seq`, whose body went through the request, upgrades now: `head` is
