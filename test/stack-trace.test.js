@@ -54,7 +54,9 @@ async function compareRuns(where) {
   return { node, fast };
 }
 
-for (const where of ['request', 'request-split', 'data', 'data-later', 'end', 'connection']) {
+const WHERE = ['request', 'request-split', 'data', 'data-later', 'end', 'connection',
+  'clientError', 'timeout'];
+for (const where of WHERE) {
   test(`a throw in '${where}': the source excerpt and the first app frame`, { timeout: 60000 },
     async () => {
       const { node, fast } = await compareRuns(where);

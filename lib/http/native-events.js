@@ -135,7 +135,12 @@ function onReset(sid, id, errno) {
   if (server !== undefined) socketFor(server, id)._onClose(errno);
 }
 
+/** A socket's timeout, queued (see F_QUEUED): a listener's throw shows node's caret. */
 function onTimeout(id, sid) {
+  tickQueue.enqueue(emitTimeout, id, this, id, sid);
+}
+
+function emitTimeout(id, sid) {
   let socket = sockets.get(id);
   if (socket === undefined) {
     // Only the server listens for 'timeout': it gets a socket object to look at.
@@ -146,12 +151,9 @@ function onTimeout(id, sid) {
   socket.emit('timeout');
 }
 
+/** A parse error or a request timeout, queued (see F_QUEUED). */
 function onClientError(sid, id, code, reason, rawPacket, bytesParsed) {
-  if (tickQueue.waiting()) {
-    tickQueue.enqueue(emitClientError, id, this, sid, id, code, reason, rawPacket, bytesParsed);
-  } else {
-    emitClientError(sid, id, code, reason, rawPacket, bytesParsed);
-  }
+  tickQueue.enqueue(emitClientError, id, this, sid, id, code, reason, rawPacket, bytesParsed);
 }
 
 function emitClientError(sid, id, code, reason, rawPacket, bytesParsed) {

@@ -52,7 +52,9 @@ function streamOptions(highWaterMark) {
   return o;
 }
 
-class FastSocket extends WritingSocket {
+// Named as node's: `socket.constructor.name`, and the `Socket.<anonymous>` frames of its
+// listeners in a stack.
+const FastSocket = class Socket extends WritingSocket {
   constructor(server, id) {
     super(streamOptions(server?.highWaterMark));
     this[kId] = id;
@@ -322,7 +324,7 @@ class FastSocket extends WritingSocket {
   get _handle() {
     return this[kPatchedCall] === true ? new ForwardingHandle(this) : null;
   }
-}
+};
 
 // Fields most sockets never change live on the prototype until they do (an idle keep-alive
 // connection's socket is kept for as long as the connection).

@@ -337,6 +337,7 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
             }
             Action::Error(e) => {
                 client_error::<S>(sid, id, e, Some(rest));
+                g.queued = true;
                 return input.len();
             }
             Action::Raw(n) => {
@@ -414,6 +415,7 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                     // llhttp emits the request, then rejects a non-chunked request coding.
                     with(|r| r.conn(id).map(|c| c.http.fail(errors::INVALID_TE)));
                     client_error::<S>(sid, id, errors::INVALID_TE, Some(rest));
+                    g.queued = true;
                     return input.len();
                 }
                 if queues {
@@ -438,10 +440,11 @@ fn queued(flags: u32) -> bool {
     flags & (parse::F_UPGRADE | F_ASK_UPGRADE) == 0
 }
 
-/// A parse error (the state machine is already `Failed`). JS decides, as node:http's
-/// socketOnError does ('clientError' when anyone listens, else node's default answer), since
-/// the server's 'clientError' emit is observable. Without `packet` it is the end of the input
-/// that failed (node's parser.finish() in socketOnEnd: JS ends the socket first).
+/// A parse error (the state machine is already `Failed`), which JS queues (see F_QUEUED). JS
+/// decides, as node:http's socketOnError does ('clientError' when anyone listens, else node's
+/// default answer), since the server's 'clientError' emit is observable. Without `packet` it
+/// is the end of the input that failed (node's parser.finish() in socketOnEnd: JS ends the
+/// socket first).
 fn client_error<S: Sink>(sid: u32, id: u64, e: ParseError, packet: Option<&[u8]>) {
     // node reports a header overflow at the end of the chunk it was parsing.
     let at = if e.code == "HPE_HEADER_OVERFLOW" {

@@ -65,6 +65,7 @@ pub trait Sink {
     fn upgrade(id: u64, seq: u32, head: Option<&[u8]>);
     /// Bytes of an upgraded connection, or bytes an app listens for with 'data' (`tap`).
     fn data(id: u64, chunk: &[u8]);
+    /// JS queues it, as an F_QUEUED request, until the scope's next boundary or end.
     fn client_error(e: &ClientError<'_>);
     /// The output written after JS saw a full buffer is gone.
     fn drain(id: u64);
@@ -75,6 +76,7 @@ pub trait Sink {
     fn end(id: u64);
     /// FIN went out after JS ended the socket.
     fn shutdown(id: u64);
+    /// Called in a scope of the connection's own: JS queues it until the scope ends.
     fn timeout(id: u64, sid: u32);
     /// A closed server's last connection is gone.
     fn server_drained(sid: u32);
