@@ -31,6 +31,9 @@ const CASES = {
   'a POST with its body, then a GET': [POST('/1', 'abc') + GET('/2'), 2],
   'a GET, a POST with its body, a GET': [GET('/1') + POST('/2', 'abcd') + GET('/3'), 3],
   'a POST whose end listener throws, then a GET': [POST('/throw-in-end', 'ab') + GET('/2'), 2],
+  'a POST with its body, then a chunked POST': [POST('/1', 'abc') + 'POST /2 HTTP/1.1\r\n' +
+    'Host: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nxyz\r\n0\r\n\r\n', 2],
+  'a POST with its body, then garbage': [POST('/1', 'abc') + 'BAD\r\n\r\n', 1],
 };
 
 for (const [name, [bytes, answers]] of Object.entries(CASES)) {

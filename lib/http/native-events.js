@@ -67,9 +67,10 @@ function upgrade(id, seq, head) {
   upgradeAfterBody(socket, req, head);
 }
 
-/** A piece of a body, queued: its 'data' listeners run from the tick queue (see F_QUEUED). */
-function onBody(id, seq, chunk, at) {
-  tickQueue.enqueue(body, id, this, id, seq, chunk, at);
+/** A piece of a body: its 'data' listeners run from the tick queue when `queue` allows. */
+function onBody(id, seq, chunk, at, queue) {
+  if (queue || tickQueue.waiting()) tickQueue.enqueue(body, id, this, id, seq, chunk, at);
+  else body(id, seq, chunk);
 }
 
 function body(id, seq, chunk) {
@@ -151,9 +152,13 @@ function emitTimeout(id, sid) {
   socket.emit('timeout');
 }
 
-/** A parse error or a request timeout, queued (see F_QUEUED). */
-function onClientError(sid, id, code, reason, rawPacket, bytesParsed) {
-  tickQueue.enqueue(emitClientError, id, this, sid, id, code, reason, rawPacket, bytesParsed);
+/** A parse error or a request timeout, from the tick queue when `queue` allows. */
+function onClientError(sid, id, code, reason, rawPacket, bytesParsed, queue) {
+  if (queue || tickQueue.waiting()) {
+    tickQueue.enqueue(emitClientError, id, this, sid, id, code, reason, rawPacket, bytesParsed);
+  } else {
+    emitClientError(sid, id, code, reason, rawPacket, bytesParsed);
+  }
 }
 
 function emitClientError(sid, id, code, reason, rawPacket, bytesParsed) {

@@ -64,13 +64,13 @@ export interface Binding {
 /** What the addon calls for native events (`init`). */
 export interface Callbacks {
   onRequest(sid: number, id: number, seq: number, method: string, url: string, headerBlock: string, flags: number, body: Buffer | undefined, headEnd: number): void;
-  onBody(id: number, seq: number, chunk: Buffer, at: number): void;
+  onBody(id: number, seq: number, chunk: Buffer, at: number, queue: boolean): void;
   onBodyEnd(id: number, seq: number, trailerBlock: string | undefined): void;
   onDrain(id: number): void;
   onClose(id: number, errno: number): void;
   onReset(sid: number, id: number, errno: number): void;
   onTimeout(id: number, sid: number): void;
-  onClientError(sid: number, id: number, code: string, reason: string, rawPacket: Buffer | undefined, bytesParsed: number): void;
+  onClientError(sid: number, id: number, code: string, reason: string, rawPacket: Buffer | undefined, bytesParsed: number, queue: boolean): void;
   onConnection(sid: number, id: number): void;
   onDrop(sid: number, addresses: SocketAddresses): void;
   onData(id: number, chunk: Buffer): void;

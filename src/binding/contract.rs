@@ -184,7 +184,16 @@ pub const CALLBACKS: [Callback; 22] = [
             ("headEnd", N),
         ],
     ),
-    ("onBody", &[("id", N), ("seq", N), ("chunk", B), ("at", N)]),
+    (
+        "onBody",
+        &[
+            ("id", N),
+            ("seq", N),
+            ("chunk", B),
+            ("at", N),
+            ("queue", "boolean"),
+        ],
+    ),
     (
         "onBodyEnd",
         &[
@@ -206,6 +215,7 @@ pub const CALLBACKS: [Callback; 22] = [
             ("reason", S),
             ("rawPacket", "Buffer | undefined"),
             ("bytesParsed", N),
+            ("queue", "boolean"),
         ],
     ),
     ("onConnection", &[("sid", N), ("id", N)]),

@@ -17,7 +17,7 @@ use std::ptr;
 pub enum Cb {
     /// (serverId, connId, seq, method, url, headerBlock, flags, body|undefined, headEnd)
     Request = 0,
-    /// (connId, seq, chunk, at)
+    /// (connId, seq, chunk, at, queue)
     Body,
     /// (connId, seq, trailerBlock|undefined)
     BodyEnd,
@@ -29,7 +29,7 @@ pub enum Cb {
     Reset,
     /// (connId, serverId)
     Timeout,
-    /// (serverId, connId, code, reason, rawPacket|undefined, bytesParsed)
+    /// (serverId, connId, code, reason, rawPacket|undefined, bytesParsed, queue)
     ClientError,
     /// (serverId, connId)
     Connection,
@@ -470,13 +470,14 @@ impl Sink for JsSink {
         })
     }
 
-    fn body(id: u64, seq: u32, chunk: &[u8], at: u32) -> bool {
+    fn body(id: u64, seq: u32, chunk: &[u8], at: u32, queue: bool) -> bool {
         call(Cb::Body, Some(id), |env| {
             [
                 f64v(env, id),
                 napi::u32v(env, seq),
                 napi::buffer_copy(env, chunk),
                 napi::u32v(env, at),
+                napi::boolean(env, queue),
             ]
         })
     }
@@ -510,7 +511,7 @@ impl Sink for JsSink {
         });
     }
 
-    fn client_error(e: &ClientError<'_>) {
+    fn client_error(e: &ClientError<'_>, queue: bool) {
         call(Cb::ClientError, Some(e.id), |env| {
             [
                 napi::u32v(env, e.sid),
@@ -519,6 +520,7 @@ impl Sink for JsSink {
                 napi::utf8(env, e.reason),
                 bytes_or_undefined(env, e.packet),
                 napi::u32v(env, e.at),
+                napi::boolean(env, queue),
             ]
         });
     }

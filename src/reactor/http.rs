@@ -174,7 +174,7 @@ fn read_loop<S: Sink>(id: u64, drain: bool, g: &mut Group<S>) {
                 return;
             }
             ReadStep::Eof => {
-                on_eof::<S>(id);
+                on_eof::<S>(id, g);
                 return;
             }
             ReadStep::Error(e) => {
@@ -184,7 +184,7 @@ fn read_loop<S: Sink>(id: u64, drain: bool, g: &mut Group<S>) {
             ReadStep::Stop => return,
         }
         if short && hup_eof(id) {
-            on_eof::<S>(id);
+            on_eof::<S>(id, g);
             return;
         }
         if short && !drain {
@@ -336,8 +336,7 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                 return input.len();
             }
             Action::Error(e) => {
-                client_error::<S>(sid, id, e, Some(rest));
-                g.queued = true;
+                client_error::<S>(sid, id, e, Some(rest), g);
                 return input.len();
             }
             Action::Raw(n) => {
@@ -348,14 +347,14 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                 off += n;
                 let discard = with(|r| r.conn(id).map(|c| c.has(C_DISCARD_BODY)));
                 if discard != Some(Some(true)) {
-                    if S::body(id, seq, &rest[a..b], off as u32) {
+                    let queue = may_queue(g);
+                    if S::body(id, seq, &rest[a..b], off as u32, queue) {
                         // node's on_body callback threw: as after a throwing request handler,
                         // the parser stops and fails every later read.
                         with(|r| r.handler_threw(id, off as u32, true));
                         return input.len();
                     }
-                    // JS queues a body piece (its 'data' listeners run at the boundary).
-                    g.queued = true;
+                    g.queued |= queue;
                     if boundary::<S>(g, id) {
                         return input.len();
                     }
@@ -371,10 +370,7 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                 S::upgrade(id, seq, body_done.then_some(&rest[..n]));
             }
             Action::Dispatch(n, d) => {
-                // Once JS ran something of this group, ticks it queued would run before a
-                // queued request: node runs the handler first (a request after a body that
-                // ended in this read), so the request goes to JS at once.
-                let queues = queued(d.flags) && (g.queued || !S::touched());
+                let queues = queued(d.flags) && may_queue(g);
                 // A request JS answers at once (an upgrade) comes after the queued ones.
                 if !queues && g.queued && boundary::<S>(g, id) {
                     return input.len();
@@ -414,8 +410,7 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                 if d.flags & parse::F_INVALID_TE != 0 {
                     // llhttp emits the request, then rejects a non-chunked request coding.
                     with(|r| r.conn(id).map(|c| c.http.fail(errors::INVALID_TE)));
-                    client_error::<S>(sid, id, errors::INVALID_TE, Some(rest));
-                    g.queued = true;
+                    client_error::<S>(sid, id, errors::INVALID_TE, Some(rest), g);
                     return input.len();
                 }
                 if queues {
@@ -434,6 +429,14 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
     }
 }
 
+/// Whether what goes to JS next may wait in its tick queue (F_QUEUED): behind what already
+/// waits there, or when JS ran nothing since the last boundary. Once it ran something, ticks
+/// that queued would run first, where node calls the listener before them (a request, a body
+/// piece or an error after a body that ended in this read).
+fn may_queue<S: Sink>(g: &Group<S>) -> bool {
+    g.queued || !S::touched()
+}
+
 /// Whether a request with these flags runs from JS's tick queue (F_QUEUED): all but an
 /// upgrade, whose answer the connection's next bytes wait for.
 fn queued(flags: u32) -> bool {
@@ -445,24 +448,35 @@ fn queued(flags: u32) -> bool {
 /// default answer), since the server's 'clientError' emit is observable. Without `packet` it
 /// is the end of the input that failed (node's parser.finish() in socketOnEnd: JS ends the
 /// socket first).
-fn client_error<S: Sink>(sid: u32, id: u64, e: ParseError, packet: Option<&[u8]>) {
+fn client_error<S: Sink>(
+    sid: u32,
+    id: u64,
+    e: ParseError,
+    packet: Option<&[u8]>,
+    g: &mut Group<S>,
+) {
+    let queue = may_queue(g);
     // node reports a header overflow at the end of the chunk it was parsing.
     let at = if e.code == "HPE_HEADER_OVERFLOW" {
         packet.map_or(0, |p| p.len()) as u32
     } else {
         e.at as u32
     };
-    S::client_error(&ClientError {
-        sid,
-        id,
-        code: e.code,
-        reason: e.reason,
-        packet,
-        at,
-    });
+    S::client_error(
+        &ClientError {
+            sid,
+            id,
+            code: e.code,
+            reason: e.reason,
+            packet,
+            at,
+        },
+        queue,
+    );
+    g.queued |= queue;
 }
 
-fn on_eof<S: Sink>(id: u64) {
+fn on_eof<S: Sink>(id: u64, g: &mut Group<S>) {
     let state = with(|r| {
         let c = r.conn(id)?;
         let sid = c.server;
@@ -485,6 +499,6 @@ fn on_eof<S: Sink>(id: u64) {
     })
     .flatten();
     if let Some((sid, Eof::MidMessage)) = state {
-        client_error::<S>(sid, id, errors::INVALID_EOF_STATE, None);
+        client_error::<S>(sid, id, errors::INVALID_EOF_STATE, None, g);
     }
 }

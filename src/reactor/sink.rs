@@ -56,17 +56,18 @@ pub trait Sink {
     /// F_QUEUED cannot throw here.
     fn request(req: &Request<'_>) -> bool;
     /// Returns true when JS threw (node's parser fails the connection then). `at`: where the
-    /// piece ends in the bytes being parsed. JS may queue it, as an F_QUEUED request, until
-    /// the boundary that follows.
-    fn body(id: u64, seq: u32, chunk: &[u8], at: u32) -> bool;
+    /// piece ends in the bytes being parsed. With `queue`, JS queues it as an F_QUEUED
+    /// request, until the boundary that follows.
+    fn body(id: u64, seq: u32, chunk: &[u8], at: u32, queue: bool) -> bool;
     fn body_end(id: u64, seq: u32, trailers: Option<&[u8]>);
     /// Upgrade request `seq`, whose body went through the request, upgrades now: `head` is
     /// what followed its body in the read, or None when the body is still coming.
     fn upgrade(id: u64, seq: u32, head: Option<&[u8]>);
     /// Bytes of an upgraded connection, or bytes an app listens for with 'data' (`tap`).
     fn data(id: u64, chunk: &[u8]);
-    /// JS queues it, as an F_QUEUED request, until the scope's next boundary or end.
-    fn client_error(e: &ClientError<'_>);
+    /// With `queue`, JS queues it as an F_QUEUED request, until the scope's next boundary or
+    /// end.
+    fn client_error(e: &ClientError<'_>, queue: bool);
     /// The output written after JS saw a full buffer is gone.
     fn drain(id: u64);
     fn close(id: u64, errno: i32);

@@ -82,7 +82,7 @@ impl Sink for TestSink {
         }
         false
     }
-    fn body(_id: u64, _seq: u32, _chunk: &[u8], _at: u32) -> bool {
+    fn body(_id: u64, _seq: u32, _chunk: &[u8], _at: u32, _queue: bool) -> bool {
         false
     }
     fn body_end(id: u64, seq: u32, _trailers: Option<&[u8]>) {
@@ -94,7 +94,7 @@ impl Sink for TestSink {
     fn data(id: u64, chunk: &[u8]) {
         record(Ev::Data(id, chunk.to_vec()));
     }
-    fn client_error(_e: &ClientError<'_>) {
+    fn client_error(_e: &ClientError<'_>, _queue: bool) {
         record(Ev::Other("clientError"));
     }
     fn drain(id: u64) {

@@ -194,13 +194,16 @@ fn check_server<S: Sink>(sid: u32) {
     for id in expired.unwrap_or_default() {
         with(|r| r.conn(id).map(|c| c.http.timed_out()));
         let _scope = S::scope(Some(id));
-        S::client_error(&ClientError {
-            sid,
-            id,
-            code: "ERR_HTTP_REQUEST_TIMEOUT",
-            reason: "Request timeout",
-            packet: None,
-            at: 0,
-        });
+        S::client_error(
+            &ClientError {
+                sid,
+                id,
+                code: "ERR_HTTP_REQUEST_TIMEOUT",
+                reason: "Request timeout",
+                packet: None,
+                at: 0,
+            },
+            true,
+        );
     }
 }
