@@ -30,7 +30,7 @@ pub fn read_conn<S: Sink>(id: u64, drain: bool) {
         id,
         scope: S::scope(Some(id)),
         queued: false,
-        undispatched: false,
+        handler_queued: false,
     };
     read_loop::<S>(id, drain, &mut group);
     // Output goes at the batch's end. A process that dies before (a throw, a rejection,
@@ -50,15 +50,14 @@ pub struct Group<S: Sink> {
     /// A request dispatched with F_QUEUED waits in JS's tick queue, and so does everything of
     /// its connection JS hears after it (JS keeps the order) until the next boundary.
     queued: bool,
-    /// A queued request is `Http1::dispatched` once its handler ran (until then the
-    /// connection is busy, as node's parser is inside on_headers_complete).
-    undispatched: bool,
+    /// A queued request's handler has not run (`Http1::handler_queued`).
+    handler_queued: bool,
 }
 
 impl<S: Sink> Group<S> {
     fn settled(&mut self) {
-        if std::mem::take(&mut self.undispatched) {
-            with(|r| r.conn(self.id).map(|c| c.http.dispatched()));
+        if std::mem::take(&mut self.handler_queued) {
+            with(|r| r.conn(self.id).map(|c| c.http.handler_queued = false));
         }
     }
 }
@@ -413,11 +412,13 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                     client_error::<S>(sid, id, errors::INVALID_TE, Some(rest), g);
                     return input.len();
                 }
-                if queues {
-                    g.undispatched = true;
-                } else {
-                    with(|r| r.conn(id).map(|c| c.http.dispatched()));
-                }
+                with(|r| {
+                    r.conn(id).map(|c| {
+                        c.http.dispatched();
+                        c.http.handler_queued |= queues;
+                    })
+                });
+                g.handler_queued |= queues;
                 if inline {
                     if boundary::<S>(g, id) {
                         return input.len();
