@@ -44,3 +44,28 @@ for (const [name, [bytes, answers]] of Object.entries(CASES)) {
       assert.deepEqual(logs['fast-http'], logs['node:http']);
     });
 }
+
+// node's parser goes on through the read after a handler destroyed the socket: the next
+// pipelined request's handler still runs (on a destroyed socket).
+test('a handler that destroys the socket: the next pipelined request is still emitted',
+  { timeout: 60_000 }, async () => {
+    const calls = {};
+    for (const [name, http] of [['node:http', require('node:http')], ['fast-http', require('..')]]) {
+      calls[name] = await new Promise((resolve) => {
+        let n = 0;
+        const server = http.createServer((req, res) => {
+          n++;
+          req.socket.destroy();
+          res.end();
+        });
+        server.listen(0, '127.0.0.1', () => {
+          const c = require('node:net').connect(server.address().port, '127.0.0.1');
+          c.on('error', () => {});
+          c.end(`${GET('/1')}${GET('/2')}`);
+          c.on('close', () => setImmediate(() => server.close(() => resolve(n))));
+        });
+      });
+    }
+    assert.equal(calls['node:http'], 2, 'node:http itself');
+    assert.deepEqual(calls['fast-http'], calls['node:http']);
+  });

@@ -14,7 +14,7 @@ const {
 } = require('./server-logic');
 const { startUpgrade, upgradeAfterBody, upgradeAsked } = require('./upgrade-handoff');
 const {
-  kSeq, kBodyReq, kMode, kUpgradeReq, kTlsSession, kSecureSocket, kSniRequest,
+  kSeq, kBodyReq, kMode, kUpgradeReq, kTlsSession, kSecureSocket, kSniRequest, kParser,
 } = require('../internal/symbols');
 
 function onConnection(sid, id) {
@@ -44,6 +44,9 @@ function dispatchRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   const server = servers[sid];
   if (server === undefined) return;
   const socket = socketFor(server, id);
+  // A 'close' emitted on the socket freed its parser (node's freeParser): node's llhttp stops
+  // there, and a request after it in the same read is never emitted (Node 24+).
+  if (socket[kParser] === null) return;
   const req = newRequest(server, socket, seq, method, url, headerBlock, flags, body);
   if (req.upgrade) {
     if (startUpgrade(server, socket, req, flags, body)) return;
