@@ -1,7 +1,8 @@
 'use strict';
-// Events the addon hands over to run from the tick queue: a request (F_QUEUED), a
-// 'connection', and whatever of the same connection follows them before the addon's next
-// boundary. node emits these from its own callbacks, where a listener's throw reaches V8's
+// Events the addon hands over to run from the tick queue: a request (F_QUEUED), a body piece,
+// a parse error or timeout ('clientError'), a socket timeout, a 'connection', and whatever of
+// the same connection follows them before the addon's next boundary. node emits these from
+// its own callbacks, where a listener's throw reaches V8's
 // message listener with the throw's position: node prints that source line with a caret under
 // the `throw`. A throw inside an N-API call keeps only the error (N-API's v8::TryCatch drops
 // the message), and node then points at the `new Error`. The addon ends its callback scope
