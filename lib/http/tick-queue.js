@@ -2,16 +2,15 @@
 // Events the addon hands over to run from the tick queue: a request (F_QUEUED), a body piece,
 // a parse error or timeout ('clientError'), a socket timeout, a 'connection', and whatever of
 // the same connection follows them before the addon's next boundary. node emits these from
-// its own callbacks, where a listener's throw reaches V8's
-// message listener with the throw's position: node prints that source line with a caret under
-// the `throw`. A throw inside an N-API call keeps only the error (N-API's v8::TryCatch drops
-// the message), and node then points at the `new Error`. The addon ends its callback scope
-// at the end of the read or at the next boundary (after a body piece), so these run in the
-// order they came, before the ticks they queue, as node runs a head's and a body piece's
-// callbacks before their ticks. Each runs in its connection's async resource (the `this` the
-// addon calls with, which its other callbacks run in too), as node's run in the parser's:
-// AsyncLocalStorage and executionAsyncResource() see what they see there. One tick per
-// read, not per event.
+// its own callbacks, where a listener's throw reaches V8's message listener with the throw's
+// position: node prints that source line with a caret under the `throw`. A throw inside an
+// N-API call keeps only the error (N-API's v8::TryCatch drops the message), and node then
+// points at the `new Error`. The addon ends its callback scope at the end of the read or at
+// the next boundary (after a body piece), so these run in the order they came, before the
+// ticks they queue, as node runs a head's and a body piece's callbacks before their ticks.
+// Each runs in its connection's async resource (the `this` the addon calls with, which its
+// other callbacks run in too), as node's run in the parser's: AsyncLocalStorage and
+// executionAsyncResource() see what they see there. One tick per read, not per event.
 
 const STRIDE = 12;
 
