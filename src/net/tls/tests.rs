@@ -164,6 +164,17 @@ fn session<'a>(pipe: &'a std::cell::RefCell<Pipe>, spec: &TlsSpec) -> TlsSession
     TlsSession::new(ServerEnd(pipe), ctx).unwrap()
 }
 
+/// A server session over `pipe` and a TLS 1.3 client, past their handshake.
+fn established<'a>(
+    pipe: &'a std::cell::RefCell<Pipe>,
+    spec: &TlsSpec,
+) -> (TlsSession<ServerEnd<'a>>, ClientConnection) {
+    let mut s = session(pipe, spec);
+    let mut c = client(client_config(&[&rustls::version::TLS13]));
+    handshake(&mut s, &mut c, pipe);
+    (s, c)
+}
+
 fn pipe(cap: usize) -> std::cell::RefCell<Pipe> {
     std::cell::RefCell::new(Pipe {
         cap,
@@ -174,9 +185,7 @@ fn pipe(cap: usize) -> std::cell::RefCell<Pipe> {
 #[test]
 fn handshake_then_request_and_response() {
     let pipe = pipe(1 << 20);
-    let mut s = session(&pipe, &spec());
-    let mut c = client(client_config(&[&rustls::version::TLS13]));
-    handshake(&mut s, &mut c, &pipe);
+    let (mut s, mut c) = established(&pipe, &spec());
     let info = s.session_info();
     assert_eq!(info.protocol, "TLSv1.3");
     assert!(info.cipher.0.starts_with("TLS_"));
@@ -205,9 +214,7 @@ fn handshake_then_request_and_response() {
 #[test]
 fn one_socket_read_per_request() {
     let pipe = pipe(1 << 20);
-    let mut s = session(&pipe, &spec());
-    let mut c = client(client_config(&[&rustls::version::TLS13]));
-    handshake(&mut s, &mut c, &pipe);
+    let (mut s, mut c) = established(&pipe, &spec());
     c.writer().write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
     pump_client(&mut c, &pipe);
     let before = pipe.borrow().reads;
@@ -303,9 +310,7 @@ fn hang_up_mid_handshake() {
 #[test]
 fn output_is_bounded_and_pending_ciphertext_is_reported() {
     let pipe = pipe(1 << 20);
-    let mut s = session(&pipe, &spec());
-    let mut c = client(client_config(&[&rustls::version::TLS13]));
-    handshake(&mut s, &mut c, &pipe);
+    let (mut s, mut c) = established(&pipe, &spec());
     // The peer stops reading: the socket takes 1000 bytes more, rustls at most its limit.
     {
         let mut p = pipe.borrow_mut();
@@ -351,9 +356,7 @@ fn output_is_bounded_and_pending_ciphertext_is_reported() {
 #[test]
 fn a_large_request_is_read_whole_before_blocking() {
     let pipe = pipe(1 << 20);
-    let mut s = session(&pipe, &spec());
-    let mut c = client(client_config(&[&rustls::version::TLS13]));
-    handshake(&mut s, &mut c, &pipe);
+    let (mut s, mut c) = established(&pipe, &spec());
     let body = vec![b'y'; 200 * 1024];
     let mut sent = 0;
     while sent < body.len() {
@@ -412,9 +415,7 @@ fn client_certificates_are_checked_after_the_handshake() {
     }
     // Without a certificate: OpenSSL's result node keeps.
     let pipe = pipe(1 << 20);
-    let mut s = session(&pipe, &spec);
-    let mut c = client(client_config(&[&rustls::version::TLS13]));
-    handshake(&mut s, &mut c, &pipe);
+    let (s, _client) = established(&pipe, &spec);
     assert_eq!(
         s.session_info().authorization_error,
         Some("UNABLE_TO_GET_ISSUER_CERT")
