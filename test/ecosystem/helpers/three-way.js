@@ -492,8 +492,7 @@ function maskResponse(res, masks) {
   return { ...res, rawHeaders: maskHeaders(res.rawHeaders, masks) };
 }
 
-/** A free TCP port on 127.0.0.1 (for fixtures that need a fixed one). */
-/** Below the kernel's ephemeral range (Linux), else null: the kernel's own choice is used. */
+/** A range of ports below the kernel's ephemeral range (Linux), else null. */
 function belowEphemeral() {
   try {
     const low = Number(require('node:fs').readFileSync('/proc/sys/net/ipv4/ip_local_port_range',
@@ -516,9 +515,10 @@ function bindable(port) {
 }
 
 /**
- * A port the app can listen on a moment later. Taken below the kernel's ephemeral range where
- * there is one: a port the kernel just handed out and took back may go to another test's
- * connection (the suite runs two files at once) before the app binds it (EADDRINUSE).
+ * A free TCP port for fixtures that need a fixed one: one the app can listen on a moment
+ * later. Taken below the kernel's ephemeral range where there is one: a port the kernel just
+ * handed out and took back may go to another test's connection (the suite runs two files at
+ * once) before the app binds it (EADDRINUSE).
  */
 async function freePort() {
   const range = belowEphemeral();
