@@ -10,11 +10,11 @@ const path = require('node:path');
 const FIXTURE = path.join(__dirname, 'fixtures', 'tick-order.js');
 
 /** The fixture's log for `impl` (in a child: one case throws into 'uncaughtException'). */
-function run(impl, bytes, answers) {
+function run(impl, bytes, answers, then) {
   const env = { ...process.env };
   delete env.NODE_TEST_CONTEXT;
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [FIXTURE, impl, JSON.stringify({ bytes, answers })],
+    execFile(process.execPath, [FIXTURE, impl, JSON.stringify({ bytes, answers, then })],
       { env, timeout: 20_000 }, (err, stdout, stderr) => {
         if (err) reject(new Error(`${impl}: ${err.message}\n${stderr}`));
         else resolve(JSON.parse(stdout.trim().split('\n').pop()));
@@ -34,13 +34,17 @@ const CASES = {
   'a POST with its body, then a chunked POST': [POST('/1', 'abc') + 'POST /2 HTTP/1.1\r\n' +
     'Host: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nxyz\r\n0\r\n\r\n', 2],
   'a POST with its body, then garbage': [POST('/1', 'abc') + 'BAD\r\n\r\n', 1],
+  // Ticks that throw into 'uncaughtException' hold up nothing queued after them.
+  'ticks that throw, then the next request': [GET('/throw-in-ticks'), 2, GET('/2')],
 };
 
-for (const [name, [bytes, answers]] of Object.entries(CASES)) {
+for (const [name, [bytes, answers, then]] of Object.entries(CASES)) {
   test(`${name}: handlers, ticks, jobs and body events in node's order`, { timeout: 60_000 },
     async () => {
       const logs = {};
-      for (const impl of ['node:http', 'fast-http']) logs[impl] = await run(impl, bytes, answers);
+      for (const impl of ['node:http', 'fast-http']) {
+        logs[impl] = await run(impl, bytes, answers, then);
+      }
       assert.deepEqual(logs['fast-http'], logs['node:http']);
     });
 }
