@@ -18,8 +18,7 @@ const {
 } = require('../internal/symbols');
 
 function onConnection(sid, id) {
-  if (!this.adopted) adoptIds(this);
-  tickQueue.enqueue(emitConnection, id, this, sid, id);
+  deliver(true, emitConnection, id, this, sid, id);
 }
 
 function emitConnection(sid, id) {
@@ -31,13 +30,8 @@ function emitConnection(sid, id) {
 }
 
 function onRequest(sid, id, seq, method, url, headerBlock, flags, body, headEnd) {
-  if ((flags & F_QUEUED) !== 0 || tickQueue.waiting()) {
-    if (!this.adopted) adoptIds(this);
-    tickQueue.enqueue(dispatchRequest, id, this, sid, id, seq, method, url, headerBlock, flags,
-      body, headEnd);
-  } else {
-    dispatchRequest(sid, id, seq, method, url, headerBlock, flags, body);
-  }
+  deliver((flags & F_QUEUED) !== 0, dispatchRequest, id, this, sid, id, seq, method, url,
+    headerBlock, flags, body, headEnd);
 }
 
 function dispatchRequest(sid, id, seq, method, url, headerBlock, flags, body) {
@@ -59,8 +53,7 @@ function dispatchRequest(sid, id, seq, method, url, headerBlock, flags, body) {
 }
 
 function onUpgrade(id, seq, head) {
-  if (tickQueue.waiting()) tickQueue.enqueue(upgrade, id, this, id, seq, head);
-  else upgrade(id, seq, head);
+  deliver(false, upgrade, id, this, id, seq, head);
 }
 
 function upgrade(id, seq, head) {
@@ -72,8 +65,7 @@ function upgrade(id, seq, head) {
 
 /** A piece of a body: its 'data' listeners run from the tick queue when `queue` allows. */
 function onBody(id, seq, chunk, at, queue) {
-  if (queue || tickQueue.waiting()) tickQueue.enqueue(body, id, this, id, seq, chunk, at);
-  else body(id, seq, chunk);
+  deliver(queue, body, id, this, id, seq, chunk, at);
 }
 
 function body(id, seq, chunk) {
@@ -91,8 +83,7 @@ function body(id, seq, chunk) {
 }
 
 function onBodyEnd(id, seq, trailers) {
-  if (tickQueue.waiting()) tickQueue.enqueue(bodyEnd, id, this, id, seq, trailers);
-  else bodyEnd(id, seq, trailers);
+  deliver(false, bodyEnd, id, this, id, seq, trailers);
 }
 
 function bodyEnd(id, seq, trailers) {
@@ -141,7 +132,7 @@ function onReset(sid, id, errno) {
 
 /** A socket's timeout, queued (see F_QUEUED): a listener's throw shows node's caret. */
 function onTimeout(id, sid) {
-  tickQueue.enqueue(emitTimeout, id, this, id, sid);
+  deliver(true, emitTimeout, id, this, id, sid);
 }
 
 function emitTimeout(id, sid) {
@@ -157,11 +148,7 @@ function emitTimeout(id, sid) {
 
 /** A parse error or a request timeout, from the tick queue when `queue` allows. */
 function onClientError(sid, id, code, reason, rawPacket, bytesParsed, queue) {
-  if (queue || tickQueue.waiting()) {
-    tickQueue.enqueue(emitClientError, id, this, sid, id, code, reason, rawPacket, bytesParsed);
-  } else {
-    emitClientError(sid, id, code, reason, rawPacket, bytesParsed);
-  }
+  deliver(queue, emitClientError, id, this, sid, id, code, reason, rawPacket, bytesParsed);
 }
 
 function emitClientError(sid, id, code, reason, rawPacket, bytesParsed) {
@@ -171,8 +158,7 @@ function emitClientError(sid, id, code, reason, rawPacket, bytesParsed) {
 }
 
 function onData(id, chunk) {
-  if (tickQueue.waiting()) tickQueue.enqueue(data, id, this, id, chunk);
-  else data(id, chunk);
+  deliver(false, data, id, this, id, chunk);
 }
 
 function data(id, chunk) {
@@ -266,6 +252,22 @@ function onSniRequest(sid, id, servername, protocols) {
 }
 
 /**
+ * Runs `fn` for connection `id` now, or from the tick queue (lib/http/tick-queue.js) when the
+ * addon says it may wait there (`queue`, F_QUEUED) or when events of the read already wait
+ * (the order the addon gave them in holds). `resource`: the connection's async resource, the
+ * `this` of the addon's callbacks.
+ */
+function deliver(queue, fn, id, resource, a, b, c, d, e, f, g, h, i) {
+  if (!queue && !tickQueue.waiting()) {
+    fn(a, b, c, d, e, f, g, h, i);
+    return;
+  }
+  // A plain object when newResource threw: the queue runs its events without a scope.
+  if (resource.adopted === false) adoptIds(resource);
+  tickQueue.enqueue(fn, id, resource, a, b, c, d, e, f, g, h, i);
+}
+
+/**
  * A queued event's listener threw. A request's handler or a body's 'data' listener: node's
  * parser callback failed, so llhttp fails the connection's later reads and never reaches
  * what followed in this one (returns true: the rest of the connection's events go).
@@ -320,11 +322,12 @@ function onServerDrained(sid) {
   if (server !== undefined) server._onDrained();
 }
 
-tickQueue.setup(init({
+tickQueue.setup(onQueuedThrow);
+init({
   onRequest, onBody, onBodyEnd, onDrain, onClose, onReset, onTimeout, onClientError, onConnection,
   onDrop,
   onData, onEnd, onServerDrained, onShutdown, onInternalError, onUpgrade, onSecure,
-  onTlsClientError, onKeylog, onSniRequest, newResource, onQueued: tickQueue.runQueued,
-}), onQueuedThrow);
+  onTlsClientError, onKeylog, onSniRequest, newResource,
+});
 
 module.exports = { onConnection: emitConnection, onDrop };

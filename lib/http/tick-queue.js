@@ -25,13 +25,10 @@ let tail = 0;
 let scheduled = false;
 /** runQueued is on the stack: it takes what is queued meanwhile itself. */
 let running = false;
-/** The addon's view of `queue`: non-zero while events wait (binding.init's queue state). */
-let state = null;
 /** What a queued event's throw does: (fn, connection id, its arguments) => drop the rest. */
 let onThrow = null;
 
-function setup(queueState, throwHandler) {
-  state = queueState;
+function setup(throwHandler) {
   onThrow = throwHandler;
 }
 
@@ -58,7 +55,6 @@ function enqueue(fn, id, resource, a, b, c, d, e, f, g, h, i) {
   }
   tail += STRIDE;
   if (running) return;
-  state[0] = 1;
   if (!scheduled) {
     scheduled = true;
     process.nextTick(runQueued);
@@ -67,14 +63,13 @@ function enqueue(fn, id, resource, a, b, c, d, e, f, g, h, i) {
 
 /**
  * Runs every queued event. A throw goes on to node's uncaught-exception path unchanged (a
- * `finally` rethrows with V8's message intact); what is left runs from a new tick, or from
- * the addon when that tick does not run (onQueued).
+ * `finally` rethrows with V8's message intact); what is left runs from a new tick (node runs
+ * the ticks a throw left, at the latest from the next setImmediate it schedules then).
  */
 function runQueued() {
   if (running) return;
   scheduled = false;
   running = true;
-  state[0] = 0;
   while (head < tail) {
     current = queue[head + 2];
     if (typeof current?.runInAsyncScope === 'function') current.runInAsyncScope(runCurrent);
@@ -124,7 +119,6 @@ function afterThrow(fn, id, args) {
   current = null;
   if (onThrow(fn, id, args)) dropConnection(id);
   if (head < tail) {
-    state[0] = 1;
     if (!scheduled) {
       scheduled = true;
       process.nextTick(runQueued);
@@ -147,4 +141,4 @@ function dropConnection(id) {
   tail = to;
 }
 
-module.exports = { setup, waiting, enqueue, runQueued };
+module.exports = { setup, waiting, enqueue };

@@ -9,7 +9,7 @@ export type SocketAddresses = [localAddress?: string, localPort?: number, localF
 
 /** The addon: its functions (arguments checked on every call) and constants. */
 export interface Binding {
-  init(callbacks: Callbacks, methods: readonly unknown[], statusCodes: readonly unknown[]): Uint32Array;
+  init(callbacks: Callbacks, methods: readonly unknown[], statusCodes: readonly unknown[]): void;
   serverCreate(sameAsLast: boolean): number;
   tlsContextCreate(spec: TlsSpec): number;
   tlsDecodePfx(pfx: Uint8Array, passphrase: string | undefined | null): Buffer[] | undefined;
@@ -84,7 +84,6 @@ export interface Callbacks {
   onKeylog(sid: number, id: number, line: Buffer): void;
   onSniRequest(sid: number, id: number, servername: string, protocols: Buffer): void;
   newResource(): void;
-  onQueued(): void;
 }
 
 /** `serverConfig` options: a field present is applied. */

@@ -161,24 +161,20 @@ const servers = [];
 const sockets = new Map();
 
 let initialized = false;
-/** The addon's view of the tick queue's length (lib/http/tick-queue.js). */
-let queueState = null;
 
 /**
  * Gives the addon the JS callbacks it calls for native events (once per thread); the addon
- * throws when one of `binding.contract.callbacks` is not a function of `handlers`. Returns the
- * queue state (binding.init).
+ * throws when one of `binding.contract.callbacks` is not a function of `handlers`.
  */
 function init(handlers) {
-  if (initialized) return queueState;
+  if (initialized) return;
   initialized = true;
   const codes = [];
   for (const code of Object.keys(STATUS_CODES)) codes.push(Number(code), STATUS_CODES[code]);
-  queueState = binding.init(handlers, METHODS, codes);
+  binding.init(handlers, METHODS, codes);
   // node:http writes an ended response at once, so it reaches the client even when the
   // process exits right after: write what is queued before this one exits.
   process.on('exit', () => binding.flushAll());
-  return queueState;
 }
 
 module.exports = {

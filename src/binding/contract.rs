@@ -169,7 +169,7 @@ const N: &str = "number";
 const S: &str = "string";
 const B: &str = "Buffer";
 
-pub const CALLBACKS: [Callback; 22] = [
+pub const CALLBACKS: [Callback; 21] = [
     (
         "onRequest",
         &[
@@ -243,7 +243,6 @@ pub const CALLBACKS: [Callback; 22] = [
         &[("sid", N), ("id", N), ("servername", S), ("protocols", B)],
     ),
     ("newResource", &[]),
-    ("onQueued", &[]),
 ];
 
 /// Named TypeScript types the declarations above use.
@@ -367,7 +366,6 @@ mod tests {
             (Cb::Keylog, "onKeylog"),
             (Cb::SniRequest, "onSniRequest"),
             (Cb::NewResource, "newResource"),
-            (Cb::Queued, "onQueued"),
         ];
         assert_eq!(order.len(), CALLBACKS.len());
         for (cb, name) in order {

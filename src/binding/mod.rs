@@ -19,7 +19,7 @@ use crate::proto::encode;
 use crate::proto::parse::Methods;
 use crate::reactor::{self, driver};
 use ::napi::sys;
-use callback::{count_crossing, export, JS_TO_NATIVE};
+use callback::{count_crossing, export, undef, JS_TO_NATIVE};
 use contract::{Arg, Export, Ty, CALLBACKS};
 use napi::{Args, Env, Value};
 use sink::{JsCtx, JsSink};
@@ -71,7 +71,7 @@ const EXPORTS: &[Export] = &[
             ("methods", Ty::Array),
             ("statusCodes", Ty::Array),
         ],
-        "Uint32Array",
+        "void",
         init,
     ),
     ex(
@@ -358,8 +358,7 @@ pub fn register(env: Env, exports: Value) {
     });
 }
 
-// init(callbacks, methods[], statusCodes[code, message, ...]) -> queueState: non-zero while
-// JS has events queued for its tick queue (F_QUEUED); the addon reads it after each scope.
+// init(callbacks, methods[], statusCodes[code, message, ...])
 export!(init, |a| {
     let env = a.env;
     let cbs_obj = a.argv[0];
@@ -417,8 +416,7 @@ export!(init, |a| {
         sys::napi_create_object(env, &mut resource);
         sys::napi_async_init(env, resource, name, &mut ctx);
     }
-    let mut js = JsCtx::new(env, cbs, napi::reference(env, resource), ctx);
-    let queue_state = js.queue_state();
+    let js = JsCtx::new(env, cbs, napi::reference(env, resource), ctx);
     let mut lp = ptr::null_mut();
     // SAFETY: env is the live env of this call.
     unsafe { napi::sys_get_uv_loop(env, &mut lp) };
@@ -432,7 +430,7 @@ export!(init, |a| {
     sink::install(js);
     // SAFETY: the hook runs when this env is torn down, on this thread.
     unsafe { sys::napi_add_env_cleanup_hook(env, Some(cleanup), ptr::null_mut()) };
-    queue_state
+    undef(&a)
 });
 
 unsafe extern "C" fn cleanup(_arg: *mut std::ffi::c_void) {

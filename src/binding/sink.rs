@@ -58,9 +58,6 @@ pub enum Cb {
     SniRequest,
     /// () -> object: a new connection's async resource
     NewResource,
-    /// (): run now what JS queued for its tick queue (the tick did not run: an earlier tick
-    /// threw into an 'uncaughtException' handler)
-    Queued,
 }
 
 /// The async resource type of connections' contexts, as node's parser resource is named.
@@ -80,10 +77,6 @@ pub struct JsCtx {
     pub resource: sys::napi_ref,
     pub async_ctx: sys::napi_async_context,
     conns: Vec<Option<ConnCtx>>,
-    /// Non-zero while JS has events queued for its tick queue (F_QUEUED): an ArrayBuffer the
-    /// reference keeps alive.
-    queue_state: *const u32,
-    queue_ref: sys::napi_ref,
 }
 
 impl JsCtx {
@@ -99,45 +92,8 @@ impl JsCtx {
             resource,
             async_ctx,
             conns: Vec::new(),
-            queue_state: ptr::null(),
-            queue_ref: ptr::null_mut(),
         }
     }
-
-    /// Makes the queue state JS reads and writes (a Uint32Array of one element).
-    pub fn queue_state(&mut self) -> Value {
-        let env = self.env;
-        let mut data = ptr::null_mut();
-        let mut buffer = ptr::null_mut();
-        let mut array = ptr::null_mut();
-        // SAFETY: a fresh 4-byte ArrayBuffer (zeroed, not resizable: its data stays where it
-        // is) and a view of it; the reference keeps both alive as long as this context.
-        unsafe {
-            sys::napi_create_arraybuffer(env, 4, &mut data, &mut buffer);
-            sys::napi_create_typedarray(
-                env,
-                sys::TypedarrayType::uint32_array,
-                1,
-                buffer,
-                0,
-                &mut array,
-            );
-        }
-        self.queue_state = data as *const u32;
-        self.queue_ref = napi::reference(env, buffer);
-        array
-    }
-}
-
-/// Whether JS has events queued for a tick that has not run.
-fn queue_pending() -> bool {
-    JS.with(|j| {
-        j.borrow().as_ref().is_some_and(|js| {
-            // SAFETY: the ArrayBuffer behind the pointer lives as long as the context (its
-            // reference); JS writes it on this thread only.
-            !js.queue_state.is_null() && unsafe { ptr::read_volatile(js.queue_state) } != 0
-        })
-    })
 }
 
 thread_local! {
@@ -158,10 +114,6 @@ pub fn install(js: JsCtx) {
 pub fn uninstall() {
     let js = JS.with(|j| j.borrow_mut().take());
     if let Some(mut js) = js {
-        if !js.queue_ref.is_null() {
-            // SAFETY: created on this env, released once.
-            unsafe { sys::napi_delete_reference(js.env, js.queue_ref) };
-        }
         for c in js.conns.drain(..).flatten() {
             // SAFETY: the env is still alive in its cleanup hook; each context and reference
             // is released once.
@@ -311,19 +263,8 @@ fn uncaught(env: Env) {
     }
 }
 
-/// What JS queued for the tick queue and the closed scope's ticks did not run (a tick before
-/// it threw, and an 'uncaughtException' handler let the process go on; or the scope was
-/// nested in a JS call, which runs no ticks) runs now: a queued request never waits for an
-/// unrelated event.
-fn run_queued(id: Option<u64>) {
-    if queue_pending() {
-        call(Cb::Queued, id, |_| []);
-    }
-}
-
 /// A callback scope (and the handle scope of its calls) in one connection's context.
 pub struct Scope {
-    id: Option<u64>,
     env: Env,
     handles: sys::napi_handle_scope,
     callback: sys::napi_callback_scope,
@@ -344,7 +285,6 @@ impl Scope {
             if pending {
                 uncaught(self.env);
             }
-            run_queued(self.id);
             let resource = napi::deref(self.env, self.resource);
             sys::napi_open_callback_scope(self.env, resource, self.ctx, &mut self.callback);
         }
@@ -366,7 +306,6 @@ impl Drop for Scope {
             if pending {
                 uncaught(self.env);
             }
-            run_queued(self.id);
             sys::napi_close_handle_scope(self.env, self.handles);
         }
     }
@@ -425,7 +364,6 @@ impl Sink for JsSink {
         DEPTH.with(|d| d.set(d.get() + 1));
         TOUCHED.with(|t| t.set(false));
         Some(Scope {
-            id,
             env,
             handles,
             callback,

@@ -369,7 +369,7 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                 S::upgrade(id, seq, body_done.then_some(&rest[..n]));
             }
             Action::Dispatch(n, d) => {
-                let queues = queued(d.flags) && may_queue(g);
+                let queues = queueable(d.flags) && may_queue(g);
                 // A request JS answers at once (an upgrade) comes after the queued ones.
                 if !queues && g.queued && boundary::<S>(g, id) {
                     return input.len();
@@ -440,7 +440,7 @@ fn may_queue<S: Sink>(g: &Group<S>) -> bool {
 
 /// Whether a request with these flags runs from JS's tick queue (F_QUEUED): all but an
 /// upgrade, whose answer the connection's next bytes wait for.
-fn queued(flags: u32) -> bool {
+fn queueable(flags: u32) -> bool {
     flags & (parse::F_UPGRADE | F_ASK_UPGRADE) == 0
 }
 
