@@ -187,8 +187,9 @@ pub struct Finished {
 #[derive(Debug)]
 pub struct Http1 {
     pub reading: Reading,
-    /// The request head being read (its parse state lives between reads).
-    head: HeadParser,
+    /// A request head cut by the end of a read (its parse state lives between reads). A
+    /// head that arrives whole is parsed on the stack: an idle connection holds no parser.
+    head: Option<Box<HeadParser>>,
     pub keep_alive: KeepAlive,
     pub writing: Writing,
     /// Unparsed input: a message cut by the end of a read, or input that waits while output
@@ -219,7 +220,7 @@ impl Http1 {
     pub fn new(now: u64) -> Http1 {
         Http1 {
             reading: Reading::Head,
-            head: HeadParser::default(),
+            head: None,
             keep_alive: KeepAlive::Open,
             writing: Writing::Open,
             rbuf: BytesMut::new(),
@@ -378,7 +379,21 @@ impl Http1 {
         if self.req_start == 0 {
             self.req_start = now.max(1);
         }
-        match self.head.parse(buf, lim.methods, &lim.parse) {
+        let parsed = match self.head.as_mut() {
+            Some(p) => p.parse(buf, lim.methods, &lim.parse),
+            None => {
+                let mut p = HeadParser::default();
+                let r = p.parse(buf, lim.methods, &lim.parse);
+                if let Ok(None) = r {
+                    self.head = Some(Box::new(p));
+                }
+                r
+            }
+        };
+        if !matches!(parsed, Ok(None)) {
+            self.head = None;
+        }
+        match parsed {
             Ok(None) => Action::Stop,
             Err(e) => self.error(e),
             Ok(Some(h)) => self.start_request(buf, h, lim),
@@ -532,8 +547,8 @@ impl Http1 {
     /// After parsing stopped for more bytes and the rest was kept in `rbuf`: drops what the
     /// head parser skipped without counting (bounded memory however the bytes come).
     pub fn compact_input(&mut self) {
-        if matches!(self.reading, Reading::Head) {
-            self.head.compact(&mut self.rbuf);
+        if let (Reading::Head, Some(p)) = (&self.reading, self.head.as_mut()) {
+            p.compact(&mut self.rbuf);
         }
     }
 

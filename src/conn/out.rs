@@ -65,25 +65,68 @@ struct Later {
     close: bool,
 }
 
+/// A connection's output. An idle connection holds only `active` and `close_after`: the
+/// queue itself is taken from a per-thread pool when bytes arrive and goes back once it is
+/// written out (`release`), so 10,000 idle keep-alive connections do not each keep ~300 B
+/// of queue and segment buffers (issue #20's memory row).
 #[derive(Default)]
 pub struct OutQueue {
-    segs: VecDeque<Seg>,
-    /// Bytes of the front segment already written.
-    front_pos: usize,
-    /// Bytes ever queued / written, so positions survive segments coming and going.
-    total_in: u64,
-    total_out: u64,
     /// The response whose bytes may go on the wire now.
     pub active: u32,
     /// A finished response asked for the connection to close after it.
     pub close_after: bool,
-    /// Where bytes of responses released from `later` begin (an absolute position), until
-    /// the batch that released them ends: node writes such responses only on the earlier
-    /// one's 'finish' (a tick later), so a destroy in the same batch must not send them.
+    q: Option<Box<Queue>>,
+}
+
+#[derive(Default)]
+struct Queue {
+    segs: VecDeque<Seg>,
+    /// Bytes of the front segment already written.
+    front_pos: usize,
+    /// Bytes queued / written since the queue was taken, so positions survive segments
+    /// coming and going.
+    total_in: u64,
+    total_out: u64,
+    /// Where bytes of responses released from `later` begin (a position), until the batch
+    /// that released them ends: node writes such responses only on the earlier one's
+    /// 'finish' (a tick later), so a destroy in the same batch must not send them.
     tentative: Option<u64>,
     later: VecDeque<Later>,
     /// Emptied owned buffers, for the caller to reuse.
     spare: Vec<Vec<u8>>,
+}
+
+/// Queues kept for reuse: enough for the connections writing at one time, not one per
+/// connection.
+const POOL_MAX: usize = 256;
+
+thread_local! {
+    // Boxes, as the connections hold them: taking one from the pool moves a pointer.
+    #[allow(clippy::vec_box)]
+    static POOL: std::cell::RefCell<Vec<Box<Queue>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Queue {
+    fn unsent(&self) -> usize {
+        (self.total_in - self.total_out) as usize
+    }
+
+    fn is_idle(&self) -> bool {
+        self.segs.is_empty()
+            && self.later.is_empty()
+            && self.tentative.is_none()
+            && self.spare.is_empty()
+    }
+
+    fn pop_front(&mut self) {
+        self.front_pos = 0;
+        if let Some(Seg::Owned(mut v)) = self.segs.pop_front() {
+            if v.capacity() > 0 && self.spare.len() < 2 {
+                v.clear();
+                self.spare.push(v);
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for OutQueue {
@@ -93,12 +136,37 @@ impl std::fmt::Debug for OutQueue {
             "OutQueue {{ queued: {}, active: {}, later: {} }}",
             self.queued(),
             self.active,
-            self.later.len()
+            self.q.as_ref().map_or(0, |q| q.later.len())
         )
     }
 }
 
 impl OutQueue {
+    fn q(&mut self) -> &mut Queue {
+        self.q
+            .get_or_insert_with(|| POOL.with(|p| p.borrow_mut().pop()).unwrap_or_default())
+    }
+
+    /// Gives the queue back to the pool once nothing is queued, waiting or tentative (its
+    /// spare buffers first go to the caller through `take_spare`).
+    pub fn release(&mut self) {
+        if !self.q.as_ref().is_some_and(|q| q.is_idle()) {
+            return;
+        }
+        let Some(mut q) = self.q.take() else {
+            return;
+        };
+        q.front_pos = 0;
+        q.total_in = 0;
+        q.total_out = 0;
+        POOL.with(|p| {
+            let mut p = p.borrow_mut();
+            if p.len() < POOL_MAX {
+                p.push(q);
+            }
+        });
+    }
+
     /// Appends owned bytes of response `seq` (dropped when it cannot take them). Small
     /// appends are copied onto the last segment, and `bytes` is handed back for reuse.
     pub fn push(&mut self, seq: u32, mut bytes: Vec<u8>) -> Option<Vec<u8>> {
@@ -118,15 +186,16 @@ impl OutQueue {
         if self.close_after {
             return None;
         }
-        self.total_in += bytes.len() as u64;
-        if let Some(Seg::Owned(last)) = self.segs.back_mut() {
+        let q = self.q();
+        q.total_in += bytes.len() as u64;
+        if let Some(Seg::Owned(last)) = q.segs.back_mut() {
             if bytes.len() <= APPEND_COPY_MAX || last.is_empty() {
                 last.extend_from_slice(&bytes);
                 bytes.clear();
                 return Some(bytes);
             }
         }
-        self.segs.push_back(Seg::Owned(bytes));
+        q.segs.push_back(Seg::Owned(bytes));
         None
     }
 
@@ -140,11 +209,12 @@ impl OutQueue {
         if self.close_after {
             return None;
         }
-        if !matches!(self.segs.back(), Some(Seg::Owned(_))) {
-            let buf = self.spare.pop().unwrap_or_default();
-            self.segs.push_back(Seg::Owned(buf));
+        let q = self.q();
+        if !matches!(q.segs.back(), Some(Seg::Owned(_))) {
+            let buf = q.spare.pop().unwrap_or_default();
+            q.segs.push_back(Seg::Owned(buf));
         }
-        match self.segs.back_mut() {
+        match q.segs.back_mut() {
             Some(Seg::Owned(v)) => Some(v),
             _ => None,
         }
@@ -152,7 +222,7 @@ impl OutQueue {
 
     /// `n` bytes were appended through `tail` to the active response.
     pub fn pushed(&mut self, n: usize) {
-        self.total_in += n as u64;
+        self.q().total_in += n as u64;
     }
 
     /// Queues memory owned elsewhere for the active response.
@@ -160,8 +230,9 @@ impl OutQueue {
         if self.close_after || p.len == 0 {
             return Err(p);
         }
-        self.total_in += p.len as u64;
-        self.segs.push_back(Seg::Pinned(p));
+        let q = self.q();
+        q.total_in += p.len as u64;
+        q.segs.push_back(Seg::Pinned(p));
         Ok(())
     }
 
@@ -169,10 +240,11 @@ impl OutQueue {
         if self.close_after || seq < self.active {
             return None;
         }
-        let i = match self.later.binary_search_by_key(&seq, |l| l.seq) {
+        let later = &mut self.q().later;
+        let i = match later.binary_search_by_key(&seq, |l| l.seq) {
             Ok(i) => i,
             Err(i) => {
-                self.later.insert(
+                later.insert(
                     i,
                     Later {
                         seq,
@@ -184,7 +256,7 @@ impl OutQueue {
                 i
             }
         };
-        let l = &mut self.later[i];
+        let l = &mut later[i];
         if l.done {
             None
         } else {
@@ -200,28 +272,31 @@ impl OutQueue {
         }
         if seq > self.active {
             let _ = self.later_bytes(seq);
-            if let Ok(i) = self.later.binary_search_by_key(&seq, |l| l.seq) {
-                self.later[i].done = true;
-                self.later[i].close = close;
+            let later = &mut self.q().later;
+            if let Ok(i) = later.binary_search_by_key(&seq, |l| l.seq) {
+                later[i].done = true;
+                later[i].close = close;
             }
             return 0;
         }
         let mut completed = 1;
         if close {
             self.close_after = true;
-            self.later.clear();
+            if let Some(q) = self.q.as_mut() {
+                q.later.clear();
+            }
             return completed;
         }
         self.active += 1;
-        while let Some(front) = self.later.front() {
-            if front.seq != self.active {
+        while let Some(q) = self.q.as_mut() {
+            if q.later.front().is_none_or(|l| l.seq != self.active) {
                 break;
             }
-            let Some(l) = self.later.pop_front() else {
+            let Some(l) = q.later.pop_front() else {
                 break;
             };
-            if self.tentative.is_none() && !l.bytes.is_empty() {
-                self.tentative = Some(self.total_in);
+            if q.tentative.is_none() && !l.bytes.is_empty() {
+                q.tentative = Some(q.total_in);
             }
             let done = l.done;
             let close = l.close;
@@ -232,7 +307,9 @@ impl OutQueue {
             completed += 1;
             if close {
                 self.close_after = true;
-                self.later.clear();
+                if let Some(q) = self.q.as_mut() {
+                    q.later.clear();
+                }
                 break;
             }
             self.active += 1;
@@ -242,29 +319,33 @@ impl OutQueue {
 
     /// Marks everything queued from now on as tentative (see the field), unless already.
     pub fn mark_tentative(&mut self) {
-        if self.tentative.is_none() {
-            self.tentative = Some(self.total_in);
+        let q = self.q();
+        if q.tentative.is_none() {
+            q.tentative = Some(q.total_in);
         }
     }
 
     /// The batch that released tentative bytes ended: they may go out.
     pub fn confirm(&mut self) {
-        self.tentative = None;
+        if let Some(q) = self.q.as_mut() {
+            q.tentative = None;
+        }
     }
 
     /// Bytes not yet accepted by the kernel, including responses waiting their turn.
     pub fn queued(&self) -> usize {
-        (self.total_in - self.total_out) as usize
-            + self.later.iter().map(|l| l.bytes.len()).sum::<usize>()
+        self.q.as_ref().map_or(0, |q| {
+            q.unsent() + q.later.iter().map(|l| l.bytes.len()).sum::<usize>()
+        })
     }
 
     /// Bytes of the active stream not yet written (without responses waiting their turn).
     pub fn unsent(&self) -> usize {
-        (self.total_in - self.total_out) as usize
+        self.q.as_ref().map_or(0, |q| q.unsent())
     }
 
     pub fn is_flushed(&self) -> bool {
-        self.total_in == self.total_out
+        self.unsent() == 0
     }
 
     /// Up to MAX_SLICES slices of what may be written now, in order; with `confirmed_only`,
@@ -274,20 +355,23 @@ impl OutQueue {
         out: &mut [IoSlice<'a>; MAX_SLICES],
         confirmed_only: bool,
     ) -> usize {
-        let mut limit = self.unsent();
+        let Some(q) = self.q.as_ref() else {
+            return 0;
+        };
+        let mut limit = q.unsent();
         if confirmed_only {
-            if let Some(t) = self.tentative {
-                limit = limit.min(t.saturating_sub(self.total_out) as usize);
+            if let Some(t) = q.tentative {
+                limit = limit.min(t.saturating_sub(q.total_out) as usize);
             }
         }
         let mut n = 0;
-        for (i, seg) in self.segs.iter().enumerate() {
+        for (i, seg) in q.segs.iter().enumerate() {
             if n == MAX_SLICES || limit == 0 {
                 break;
             }
             let mut b = seg.bytes();
             if i == 0 {
-                b = &b[self.front_pos.min(b.len())..];
+                b = &b[q.front_pos.min(b.len())..];
             }
             let b = &b[..b.len().min(limit)];
             if b.is_empty() {
@@ -302,50 +386,45 @@ impl OutQueue {
 
     /// `n` bytes of `slices()` were written.
     pub fn consume(&mut self, mut n: usize) {
-        self.total_out += n as u64;
+        let Some(q) = self.q.as_mut() else {
+            return;
+        };
+        q.total_out += n as u64;
         while n > 0 {
-            let Some(front) = self.segs.front() else {
+            let Some(front) = q.segs.front() else {
                 break;
             };
-            let left = front.bytes().len() - self.front_pos;
+            let left = front.bytes().len() - q.front_pos;
             if n < left {
-                self.front_pos += n;
+                q.front_pos += n;
                 return;
             }
             n -= left;
-            self.pop_front();
+            q.pop_front();
         }
         // Empty segments (none are queued, but a drained owned tail may remain).
-        while matches!(self.segs.front(), Some(s) if s.bytes().len() == self.front_pos) {
-            self.pop_front();
+        while matches!(q.segs.front(), Some(s) if s.bytes().len() == q.front_pos) {
+            q.pop_front();
         }
-        if self.total_in == self.total_out {
-            self.tentative = None;
-        }
-    }
-
-    fn pop_front(&mut self) {
-        self.front_pos = 0;
-        if let Some(Seg::Owned(mut v)) = self.segs.pop_front() {
-            if v.capacity() > 0 && self.spare.len() < 2 {
-                v.clear();
-                self.spare.push(v);
-            }
+        if q.total_in == q.total_out {
+            q.tentative = None;
         }
     }
 
     /// An emptied buffer to reuse, if any.
     pub fn take_spare(&mut self) -> Option<Vec<u8>> {
-        self.spare.pop()
+        self.q.as_mut()?.spare.pop()
     }
 
     /// Drops everything not yet written (the connection closes).
     pub fn clear(&mut self) {
-        self.segs.clear();
-        self.later.clear();
-        self.front_pos = 0;
-        self.total_out = self.total_in;
-        self.tentative = None;
+        if let Some(q) = self.q.as_mut() {
+            q.segs.clear();
+            q.later.clear();
+            q.front_pos = 0;
+            q.total_out = q.total_in;
+            q.tentative = None;
+        }
     }
 }
 
@@ -449,6 +528,51 @@ mod tests {
         q.consume(50_000);
         assert!(q.is_flushed());
         assert!(q.take_spare().is_some());
+    }
+
+    #[test]
+    fn a_written_out_queue_goes_back_to_the_pool() {
+        let mut q = OutQueue::default();
+        q.tail(0).unwrap().extend_from_slice(b"first");
+        q.pushed(5);
+        q.finish(0, false);
+        assert_eq!(written(&mut q, false), b"first");
+        assert!(q.take_spare().is_some());
+        q.release();
+        assert!(q.q.is_none(), "an idle connection holds no queue");
+        assert!(q.is_flushed());
+        assert_eq!(q.queued(), 0);
+        // The next response takes a queue again (from the pool), positions from zero.
+        q.push(1, b"second".to_vec());
+        assert_eq!(q.unsent(), 6);
+        assert_eq!(written(&mut q, false), b"second");
+    }
+
+    #[test]
+    fn a_queue_with_bytes_or_waiting_responses_is_kept() {
+        let mut q = OutQueue::default();
+        q.push(0, b"A".to_vec());
+        q.release();
+        assert_eq!(q.unsent(), 1, "unwritten bytes stay");
+        assert_eq!(written(&mut q, false), b"A");
+        q.push(2, b"C".to_vec());
+        q.finish(2, false);
+        while q.take_spare().is_some() {}
+        q.release();
+        assert_eq!(q.queued(), 1, "a response waiting its turn stays");
+        q.finish(0, false);
+        q.push(1, b"B".to_vec());
+        q.finish(1, false);
+        // C was released behind B in this batch: tentative until the batch ends.
+        assert_eq!(written(&mut q, true), b"B");
+        while q.take_spare().is_some() {}
+        q.release();
+        assert!(q.q.is_some(), "tentative bytes stay");
+        q.confirm();
+        assert_eq!(written(&mut q, true), b"C");
+        while q.take_spare().is_some() {}
+        q.release();
+        assert!(q.q.is_none());
     }
 
     #[test]

@@ -185,6 +185,26 @@ fn a_partial_head_waits_and_starts_the_request_clock() {
 }
 
 #[test]
+fn only_a_head_cut_by_a_read_keeps_a_parser() {
+    let mut h = Harness::new();
+    assert_eq!(
+        h.actions(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n"),
+        ["request 0 /a"]
+    );
+    assert!(h.http.head.is_none(), "an idle connection holds no parser");
+    let (acts, used) = h.feed(b"GET /b HTTP/1.1\r\nHo");
+    assert!(acts.is_empty());
+    assert_eq!(used, 0);
+    assert!(h.http.head.is_some(), "the cut head's state is kept");
+    let (acts, _) = h.feed(b"GET /b HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert_eq!(acts, ["request 1 /b"]);
+    assert!(h.http.head.is_none());
+    let (acts, _) = h.feed(b"GET /c HTTP/1.1\r\n\x01");
+    assert_eq!(acts, ["error HPE_INVALID_HEADER_TOKEN"]);
+    assert!(h.http.head.is_none(), "a failed head keeps no parser");
+}
+
+#[test]
 fn a_body_that_came_with_its_head_is_dispatched_with_it() {
     let mut h = Harness::new();
     let mut input = b"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello".to_vec();

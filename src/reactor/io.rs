@@ -344,9 +344,9 @@ impl Reactor {
         }
         // A written-out connection keeps no output memory: its buffer goes back to a pool
         // so the next response does not pay for a fresh allocation.
-        let spare = c.http.out.take_spare();
+        let spare = [c.http.out.take_spare(), c.http.out.take_spare()];
         self.counters.write_calls += calls;
-        if let Some(buf) = spare {
+        for buf in spare.into_iter().flatten() {
             self.recycle(buf);
         }
         if blocked {
@@ -364,6 +364,7 @@ impl Reactor {
         if early || !c.http.out.is_flushed() {
             return;
         }
+        c.http.out.release();
         c.flags &= !C_WAIT_WRITABLE;
         let drained = c.flags & C_WANT_DRAIN != 0;
         c.flags &= !C_WANT_DRAIN;
