@@ -120,6 +120,7 @@ export interface Flags {
   readonly F_ASK_UPGRADE: number;
   readonly F_UPGRADE_BODY: number;
   readonly F_QUEUED: number;
+  readonly ID_INDEX_MASK: number;
   readonly VERSION_MAJOR_SHIFT: number;
   readonly VERSION_MINOR_SHIFT: number;
   readonly VERSION_DIGIT_MASK: number;

@@ -21,6 +21,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { PACKAGE, binaryName, packageName, triple } = require('./binary-name');
 const { METHODS, STATUS_CODES } = require('./node-internals');
+const { SocketTable } = require('./socket-table');
 
 const root = path.join(__dirname, '..', '..');
 const checkout = fs.existsSync(path.join(root, '.git'));
@@ -158,7 +159,7 @@ const badRequestResponse = closingResponse(binding.clientErrorStatus.default);
 /** Server objects by native server id. */
 const servers = [];
 /** Socket objects by native connection id, for connections JS holds objects for. */
-const sockets = new Map();
+const sockets = new SocketTable(flags.ID_INDEX_MASK);
 
 let initialized = false;
 

@@ -9,6 +9,7 @@ use crate::proto::errors::{CLIENT_ERROR_STATUS, DEFAULT_CLIENT_ERROR_STATUS};
 use crate::proto::parse::*;
 use crate::reactor::server::*;
 use crate::reactor::sink::F_QUEUED;
+use crate::reactor::slots::INDEX_MASK;
 
 /// (name, value): request facts (F_*), how to write a response (R_*), server settings (S_*).
 pub const FLAGS: &[(&str, u32)] = &[
@@ -29,6 +30,8 @@ pub const FLAGS: &[(&str, u32)] = &[
     ("F_ASK_UPGRADE", F_ASK_UPGRADE),
     ("F_UPGRADE_BODY", F_UPGRADE_BODY),
     ("F_QUEUED", F_QUEUED),
+    // A connection id's slot index: `id & ID_INDEX_MASK` (no two open connections share one).
+    ("ID_INDEX_MASK", INDEX_MASK),
     // The request's HTTP version in F_* flags: (flags >>> SHIFT) & MASK per digit.
     ("VERSION_MAJOR_SHIFT", VERSION_SHIFT),
     ("VERSION_MINOR_SHIFT", VERSION_SHIFT + 4),

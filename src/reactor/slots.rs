@@ -3,6 +3,8 @@
 //! fit in 53 bits: 22 index bits and a 31-bit generation.
 
 const INDEX_BITS: u32 = 22;
+/// The slot index bits of an id, for JS's table of sockets by id.
+pub const INDEX_MASK: u32 = (1 << INDEX_BITS) - 1;
 /// The largest generation: an id is below 2^53, exact as a JS number.
 const GEN_MAX: u32 = (1 << (53 - INDEX_BITS)) - 1;
 
