@@ -531,4 +531,4 @@ function toRaw(socket) {
   socket.removeListener('newListener', onSocketNewListener);
 }
 
-module.exports = { FastSocket, toRaw, MODE_HTTP, MODE_RAW, kLazy };
+module.exports = { FastSocket, toRaw, onSocketNewListener, MODE_HTTP, MODE_RAW, kLazy };
