@@ -14,11 +14,20 @@ const {
 function loadUws() {
   const cached = path.join(__dirname, '..', '..', '.cache', 'bench-deps', 'node_modules',
     '@trufflesuite', 'uws-js-unofficial');
-  const candidates = [cached, '@trufflesuite/uws-js-unofficial', 'uWebSockets.js'];
+  // BENCH_UWS_MODULE: another build of uWebSockets.js to measure (a path or module id).
+  const candidates = [process.env.BENCH_UWS_MODULE, cached, '@trufflesuite/uws-js-unofficial',
+    'uWebSockets.js'].filter(Boolean);
   let firstError;
   for (const id of candidates) {
     try {
-      return require(id);
+      const uws = require(id);
+      // The unofficial package falls back to a JS implementation on node:http when it has no
+      // binary for this Node's ABI (or the binary does not load): that is not uWS.
+      if (!Object.keys(require.cache).some((f) => /uws[^/]*\.node$/.test(f))) {
+        throw new Error(`${id}: no native uWS binary loads on Node ${process.version} ` +
+          `(ABI ${process.versions.modules}); its JS fallback is not uWS`);
+      }
+      return uws;
     } catch (err) {
       firstError = firstError || err;
     }
@@ -26,7 +35,14 @@ function loadUws() {
   throw firstError;
 }
 
-const uWS = loadUws();
+let uWS;
+try {
+  uWS = loadUws();
+} catch (err) {
+  // The runner shows this as "not available" instead of a failed server.
+  process.stdout.write(`UNAVAILABLE ${String(err.message).split('\n')[0]}\n`);
+  process.exit(0);
+}
 const { workload, port } = parseArgs();
 const JSON_HEADER_ENTRIES = Object.entries(JSON_HEADERS);
 
