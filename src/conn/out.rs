@@ -99,6 +99,8 @@ struct Queue {
 /// Queues kept for reuse: enough for the connections writing at one time, not one per
 /// connection.
 const POOL_MAX: usize = 256;
+/// Segment slots a pooled queue may keep.
+const POOLED_SEGS_MAX: usize = 16;
 
 thread_local! {
     // Boxes, as the connections hold them: taking one from the pool moves a pointer.
@@ -156,6 +158,10 @@ impl OutQueue {
         let Some(mut q) = self.q.take() else {
             return;
         };
+        // A queue that grew for a backlog is freed, not kept for every later response.
+        if q.segs.capacity() > POOLED_SEGS_MAX || q.later.capacity() > POOLED_SEGS_MAX {
+            return;
+        }
         q.front_pos = 0;
         q.total_in = 0;
         q.total_out = 0;
@@ -546,6 +552,24 @@ mod tests {
         q.push(1, b"second".to_vec());
         assert_eq!(q.unsent(), 6);
         assert_eq!(written(&mut q, false), b"second");
+    }
+
+    #[test]
+    fn a_queue_grown_for_a_backlog_is_freed_not_pooled() {
+        let body = [7u8; 100];
+        let mut q = OutQueue::default();
+        for _ in 0..100 {
+            // SAFETY: `body` outlives the queue's use of it (the queue is drained below).
+            let p = unsafe { Pinned::new(body.as_ptr(), body.len(), Box::new(())) };
+            assert!(q.push_pinned(p).is_ok());
+        }
+        q.finish(0, false);
+        assert_eq!(written(&mut q, false).len(), 10_000);
+        q.release();
+        assert!(q.q.is_none());
+        // What the pool hands out next is small.
+        q.push(1, b"x".to_vec());
+        assert!(q.q.as_ref().unwrap().segs.capacity() <= POOLED_SEGS_MAX);
     }
 
     #[test]
