@@ -149,34 +149,43 @@ test('listeners: data/readable make the states, others do not; counts match node
   assert.equal(seen.closeCount, 2);
 });
 
+/**
+ * Two requests on one keep-alive connection to `http`'s server: `onRequest(req)` runs in the
+ * handler (which answers '{}'), `onIdle(n)` once the n-th response is over (its 'finish' and
+ * 'close' ran before the client could read its bytes).
+ */
+function twoRequests(http, onRequest, onIdle, done) {
+  const server = http.createServer((req, res) => {
+    onRequest(req);
+    res.end('{}');
+  });
+  server.listen(0, '127.0.0.1', () => {
+    const client = net.connect(server.address().port, '127.0.0.1');
+    let n = 0;
+    client.on('data', (d) => {
+      if (!/\{\}$/.test(String(d))) return;
+      setImmediate(() => {
+        onIdle(++n);
+        if (n === 2) {
+          client.destroy();
+          server.close(done);
+          return;
+        }
+        client.write('GET /2 HTTP/1.1\r\nHost: x\r\n\r\n');
+      });
+    });
+    client.write('GET /1 HTTP/1.1\r\nHost: x\r\n\r\n');
+  });
+}
+
 test("the socket's 'close' listeners during a response and between responses match node's", async () => {
   const { both } = require('./helpers/both');
   const logs = await both((http, log, done) => {
     let socket = null;
-    const server = http.createServer((req, res) => {
+    twoRequests(http, (req) => {
       socket = req.socket;
       log.push(`request ${req.url}: ${socket.listenerCount('close')}`);
-      res.end('{}');
-    });
-    server.listen(0, '127.0.0.1', () => {
-      const client = net.connect(server.address().port, '127.0.0.1');
-      let n = 0;
-      client.on('data', (d) => {
-        if (!/\{\}$/.test(String(d))) return;
-        // The response's 'finish' and 'close' ran before the client could see its bytes
-        // go out, so the socket is idle now.
-        setImmediate(() => {
-          log.push(`idle after ${++n}: ${socket.listenerCount('close')}`);
-          if (n === 2) {
-            client.destroy();
-            server.close(done);
-            return;
-          }
-          client.write('GET /2 HTTP/1.1\r\nHost: x\r\n\r\n');
-        });
-      });
-      client.write('GET /1 HTTP/1.1\r\nHost: x\r\n\r\n');
-    });
+    }, (n) => log.push(`idle after ${n}: ${socket.listenerCount('close')}`), done);
   });
   assert.deepEqual(logs['fast-http'], logs['node:http']);
   assert.deepEqual(logs['node:http'], ['request /1: 2', 'idle after 1: 1', 'request /2: 2', 'idle after 2: 1']);
@@ -188,7 +197,7 @@ test("an app's own 'close' and 'newListener' listeners see node's per-response '
     let socket = null;
     const app = () => {};
     const names = () => socket.listeners('close').map((f) => (f === app ? 'app' : 'server')).join(',');
-    const server = http.createServer((req, res) => {
+    twoRequests(http, (req) => {
       socket = req.socket;
       if (req.url === '/1') {
         socket.on('close', app);
@@ -196,25 +205,7 @@ test("an app's own 'close' and 'newListener' listeners see node's per-response '
         socket.on('removeListener', (ev) => log.push(`removeListener ${ev}`));
       }
       log.push(`request ${req.url}: ${names()}`);
-      res.end('{}');
-    });
-    server.listen(0, '127.0.0.1', () => {
-      const client = net.connect(server.address().port, '127.0.0.1');
-      let n = 0;
-      client.on('data', (d) => {
-        if (!/\{\}$/.test(String(d))) return;
-        setImmediate(() => {
-          log.push(`idle after ${++n}: ${names()}`);
-          if (n === 2) {
-            client.destroy();
-            server.close(done);
-            return;
-          }
-          client.write('GET /2 HTTP/1.1\r\nHost: x\r\n\r\n');
-        });
-      });
-      client.write('GET /1 HTTP/1.1\r\nHost: x\r\n\r\n');
-    });
+    }, (n) => log.push(`idle after ${n}: ${names()}`), done);
   });
   // node's own listeners for 'data', 'end' and the like may differ; 'close' is compared.
   const closeOnly = (log) => log.filter((l) => !/Listener (?!close)/.test(l));
