@@ -55,12 +55,12 @@ pub enum Reading {
     /// A request head (or the empty lines llhttp skips between messages).
     Head,
     /// The body of request `seq`.
-    Body { seq: u32, dec: Decoder },
+    Body { seq: u32, dec: Box<Decoder> },
     /// An Upgrade or CONNECT request took (or may take) the connection over.
     Upgrade(Upgrading),
     /// The parser failed: like llhttp, every later chunk fails again with the same error (a
     /// 'clientError' listener may keep the socket open).
-    Failed(ParseError),
+    Failed(Box<ParseError>),
 }
 
 /// Where an upgrade stands.
@@ -68,7 +68,11 @@ pub enum Reading {
 pub enum Upgrading {
     /// The body of Upgrade request `seq` (`Limits::upgrade_body`); `told`: JS was told to
     /// emit 'upgrade' before the body ended (the read that brought the head ended first).
-    Body { seq: u32, dec: Decoder, told: bool },
+    Body {
+        seq: u32,
+        dec: Box<Decoder>,
+        told: bool,
+    },
     /// Upgrade request `seq`'s body ended: the rest of this read is the protocol's first
     /// bytes, then the connection is `Done`.
     AfterBody { seq: u32 },
@@ -77,7 +81,10 @@ pub enum Upgrading {
     /// The head of Upgrade request `seq` went to JS, which decides whether the connection
     /// upgrades (`decide_upgrade`) before the reactor goes on; `body` reads the request's
     /// body if it does not.
-    Asking { seq: u32, body: Option<Decoder> },
+    Asking {
+        seq: u32,
+        body: Option<Box<Decoder>>,
+    },
     /// JS decided while the bytes after the head were being parsed: the rest of them is
     /// dropped, then the connection is `Done` or reads the next `Head`. Upgraded, JS
     /// already has them (the upgrade's `head`); refused, llhttp stops after an upgrade
@@ -247,7 +254,7 @@ impl Http1 {
             Reading::Body { .. } => self.next_body(buf, lim),
             Reading::Upgrade(_) => self.next_upgrade(buf, lim),
             Reading::Failed(_) if buf.is_empty() => Action::Stop,
-            Reading::Failed(e) => Action::Error(*e),
+            Reading::Failed(e) => Action::Error(**e),
         }
     }
 
@@ -470,7 +477,10 @@ impl Http1 {
             }
         }
         if let Some(dec) = dec {
-            self.reading = Reading::Body { seq, dec };
+            self.reading = Reading::Body {
+                seq,
+                dec: Box::new(dec),
+            };
         }
         if flags & parse::F_KEEP_ALIVE == 0 {
             // After a request that closes the connection nothing more is read as HTTP.
@@ -507,14 +517,17 @@ impl Http1 {
             Some(dec) if upgrade && flags & F_UPGRADE_BODY != 0 => {
                 self.reading = Reading::Upgrade(Upgrading::Body {
                     seq,
-                    dec,
+                    dec: Box::new(dec),
                     told: false,
                 });
                 self.keep_alive = KeepAlive::Done;
                 (head.head_len, flags, None)
             }
             body if ask => {
-                self.reading = Reading::Upgrade(Upgrading::Asking { seq, body });
+                self.reading = Reading::Upgrade(Upgrading::Asking {
+                    seq,
+                    body: body.map(Box::new),
+                });
                 if flags & parse::F_KEEP_ALIVE == 0 {
                     self.keep_alive = KeepAlive::Closing;
                 }
@@ -555,7 +568,7 @@ impl Http1 {
     /// The input failed to parse (or was rejected after dispatch, as llhttp rejects a
     /// non-chunked request coding).
     pub fn fail(&mut self, e: ParseError) {
-        self.reading = Reading::Failed(e);
+        self.reading = Reading::Failed(Box::new(e));
         self.keep_alive = KeepAlive::Done;
         self.req_start = 0;
     }
@@ -618,7 +631,7 @@ impl Http1 {
             Some(dec) => {
                 self.reading = Reading::Body {
                     seq,
-                    dec: dec.of_upgrade(),
+                    dec: Box::new(dec.of_upgrade()),
                 }
             }
             None => self.message_complete(Reading::Upgrade(Upgrading::Decided { upgraded: false })),
