@@ -269,7 +269,7 @@ function releaseWaiting(res) {
 }
 
 function detachSocket(res, socket) {
-  removeResponseClose(socket);
+  socket.removeListener('close', onServerResponseClose);
   socket._httpMessage = null;
   res.socket = null;
 }
@@ -373,44 +373,26 @@ function socketOnClose() {
   if (body != null && !body.complete && !body.destroyed) body.destroy(errors.connReset('aborted'));
 }
 
-// node's assignSocket and detachSocket call socket.on / removeListener('close',
-// onServerResponseClose) for every response. Where nothing could tell (the listener methods
-// are node's own, unpatched, no app 'close', 'newListener' or 'removeListener' listener, a
-// max-listeners limit of at least 2) the listener store gets what EventEmitter would give it:
-// the emitter's walk cost 4-5 % of a pipelined request's CPU.
+// node's assignSocket calls socket.on('close', onServerResponseClose) for every response.
+// On fast-http's sockets that also emits 'newListener' to the socket's own tap check
+// (onSocketNewListener), which node's sockets do not have: the emit and the emitter's walk
+// were 4-5 % of a pipelined request's CPU. Where nothing else could see the call (the listener
+// methods are node's own, unpatched; no app 'close' or 'newListener' listener; a max-listeners
+// limit of at least 2) the listener store gets what EventEmitter would give it.
 const socketOn = FastSocket.prototype.on;
-const socketRemove = FastSocket.prototype.removeListener;
 const eeOn = EventEmitter.prototype.on;
-const eeRemove = EventEmitter.prototype.removeListener;
 const netOn = net.Socket.prototype.on;
-const netRemove = net.Socket.prototype.removeListener;
-
-function plainStore(socket, events) {
-  const max = socket._maxListeners ?? EventEmitter.defaultMaxListeners;
-  return (events.newListener === undefined || events.newListener === onSocketNewListener) &&
-    events.removeListener === undefined && (max === 0 || max >= 2);
-}
 
 function addResponseClose(socket) {
   const events = socket._events;
-  if (events.close === socketOnClose && plainStore(socket, events) && socket.on === socketOn &&
-      net.Socket.prototype.on === netOn && EventEmitter.prototype.on === eeOn) {
+  const max = socket._maxListeners ?? EventEmitter.defaultMaxListeners;
+  if (events.close === socketOnClose &&
+      (events.newListener === undefined || events.newListener === onSocketNewListener) &&
+      (max === 0 || max >= 2) && socket.on === socketOn && net.Socket.prototype.on === netOn &&
+      EventEmitter.prototype.on === eeOn) {
     events.close = [socketOnClose, onServerResponseClose];
   } else {
     socket.on('close', onServerResponseClose);
-  }
-}
-
-function removeResponseClose(socket) {
-  const events = socket._events;
-  const list = events.close;
-  if (Array.isArray(list) && list.length === 2 && list[0] === socketOnClose &&
-      list[1] === onServerResponseClose && plainStore(socket, events) &&
-      socket.removeListener === socketRemove && net.Socket.prototype.removeListener === netRemove &&
-      EventEmitter.prototype.removeListener === eeRemove) {
-    events.close = socketOnClose;
-  } else {
-    socket.removeListener('close', onServerResponseClose);
   }
 }
 
