@@ -12,6 +12,8 @@ use std::io::IoSlice;
 const APPEND_COPY_MAX: usize = 4096;
 /// Most slices handed to one writev.
 pub const MAX_SLICES: usize = 64;
+/// Emptied owned buffers a queue keeps for reuse (`take_spare`).
+pub const SPARE_MAX: usize = 2;
 
 /// A byte range whose memory belongs to someone else, kept alive by `keep`.
 pub struct Pinned {
@@ -123,7 +125,7 @@ impl Queue {
     fn pop_front(&mut self) {
         self.front_pos = 0;
         if let Some(Seg::Owned(mut v)) = self.segs.pop_front() {
-            if v.capacity() > 0 && self.spare.len() < 2 {
+            if v.capacity() > 0 && self.spare.len() < SPARE_MAX {
                 v.clear();
                 self.spare.push(v);
             }
@@ -147,6 +149,12 @@ impl OutQueue {
     fn q(&mut self) -> &mut Queue {
         self.q
             .get_or_insert_with(|| POOL.with(|p| p.borrow_mut().pop()).unwrap_or_default())
+    }
+
+    /// Whether the connection holds a queue (none once its output is written out).
+    #[cfg(test)]
+    pub fn holds_queue(&self) -> bool {
+        self.q.is_some()
     }
 
     /// Gives the queue back to the pool once nothing is queued, waiting or tentative (its

@@ -7,7 +7,7 @@ use super::server::{
 use super::sink::Sink;
 use super::slots;
 use super::state::*;
-use crate::conn::out::MAX_SLICES;
+use crate::conn::out::{MAX_SLICES, SPARE_MAX};
 use crate::conn::Http1;
 use crate::conn::Pinned;
 use crate::net::{tls, Stream};
@@ -344,7 +344,8 @@ impl Reactor {
         }
         // A written-out connection keeps no output memory: its buffer goes back to a pool
         // so the next response does not pay for a fresh allocation.
-        let spare = [c.http.out.take_spare(), c.http.out.take_spare()];
+        // All of them: a queue with spares left is not given back to the pool (`release`).
+        let spare: [_; SPARE_MAX] = std::array::from_fn(|_| c.http.out.take_spare());
         self.counters.write_calls += calls;
         for buf in spare.into_iter().flatten() {
             self.recycle(buf);

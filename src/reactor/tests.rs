@@ -303,6 +303,11 @@ fn respond_answers_and_the_connection_serves_the_next_request() {
     assert!(text.starts_with("HTTP/1.1 200 OK\r\n"), "{text}");
     assert!(text.contains("Connection: keep-alive\r\n"));
     assert!(text.ends_with("Content-Length: 2\r\n\r\nhi"), "{text}");
+    assert_eq!(
+        with(|r| r.conn(id).map(|c| c.http.out.holds_queue())).flatten(),
+        Some(false),
+        "a written-out connection gives its output queue back"
+    );
     let n = events().len();
     c.write_all(GET).unwrap();
     let (again, seq, _) = h.request(n);
