@@ -34,8 +34,12 @@ const RESULTS_DIR = path.join(__dirname, 'results');
 const UWS_PKG = '@trufflesuite/uws-js-unofficial';
 // The uws release that ships a binary for Node 20's ABI (115).
 const UWS_VERSION = '20.30.0-unofficial.0';
+// For newer Nodes: a republish of uWebSockets.js binaries up to ABI 141 (Node 25); its Linux
+// builds for Node 22+ need glibc 2.38, see bench/lib/uws-binary.js for the patched copy.
+const UWSX_PKG = 'uwebsockets';
+const UWSX_VERSION = '3.0.6';
 const UWS_PREFIX = path.join(ROOT, '.cache', 'bench-deps');
-const UWS_DIR = path.join(UWS_PREFIX, 'node_modules', ...UWS_PKG.split('/'));
+const UWS_PROBE = path.join(__dirname, 'lib', 'uws-binary.js');
 
 const SERVERS = {
   fast: { id: 'fast', label: 'fast-http', file: path.join(__dirname, 'servers', 'fast-http.js') },
@@ -262,25 +266,46 @@ async function prove(workload, srv) {
 
 // ---------------------------------------------------------------- setup
 
+/** { build } naming the uWS build bench/servers/uws.js will load, or { error }. */
 function ensureUws(opts) {
-  const loads = () => spawnSync(process.execPath, ['-e', `require(${JSON.stringify(UWS_DIR)})`],
-    { encoding: 'utf8', timeout: 20000 });
-  if (!fs.existsSync(path.join(UWS_DIR, 'package.json'))) {
-    if (!opts.install) return 'not installed (--no-install)';
-    progress.note(`installing ${UWS_PKG}@${UWS_VERSION} into .cache/bench-deps (reference row only)...`);
-    const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', UWS_PREFIX,
-      `${UWS_PKG}@${UWS_VERSION}`], { encoding: 'utf8', timeout: 300000, cwd: ROOT });
-    if (r.error || r.status !== 0) {
-      const msg = r.error ? r.error.message : (r.stderr || '').trim().split('\n').slice(-1)[0];
-      return `npm install failed: ${msg}`;
+  const probe = () => {
+    const r = spawnSync(process.execPath, [UWS_PROBE], { encoding: 'utf8', timeout: 60000 });
+    try {
+      return JSON.parse(r.stdout);
+    } catch {
+      return { error: `probe failed: ${r.error ? r.error.message : (r.stderr || '').trim().split('\n').pop()}` };
     }
+  };
+  const installed = (pkg, version) => {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(UWS_PREFIX, 'node_modules', ...pkg.split('/'), 'package.json'), 'utf8'))
+        .version === version;
+    } catch {
+      return false;
+    }
+  };
+  const install = (why, specs) => {
+    progress.note(`installing ${specs.join(' ')} into .cache/bench-deps (reference row only; ${why})...`);
+    // One command for every package: an install without them in it would prune the others.
+    const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', UWS_PREFIX, ...specs],
+      { encoding: 'utf8', timeout: 600000, cwd: ROOT });
+    if (r.error || r.status !== 0) {
+      return `npm install failed: ${r.error ? r.error.message : (r.stderr || '').trim().split('\n').slice(-1)[0]}`;
+    }
+    return null;
+  };
+  const truffle = `${UWS_PKG}@${UWS_VERSION}`;
+  const uwsx = `${UWSX_PKG}@${UWSX_VERSION}`;
+  const haveUwsx = installed(UWSX_PKG, UWSX_VERSION);
+  if (!installed(UWS_PKG, UWS_VERSION) && opts.install) {
+    const failed = install('first use', haveUwsx ? [truffle, uwsx] : [truffle]);
+    if (failed) return { error: failed };
   }
-  const r = loads();
-  if (r.status !== 0) {
-    const line = (r.stderr || '').split('\n').find((l) => /Error/.test(l)) || 'unknown error';
-    return `does not load on Node ${process.version}: ${line.trim()}`;
-  }
-  return null;
+  const first = probe();
+  if (first.build || haveUwsx || !opts.install) return first;
+  // Only newer Nodes get here (no trufflesuite binary for their ABI): fetch the second package.
+  const failed = install(`${UWS_PKG} has no native binary for Node ${process.version}`, [truffle, uwsx]);
+  return failed ? { error: failed } : probe();
 }
 
 function gitRev() {
@@ -546,13 +571,16 @@ async function main() {
   for (const id of opts.serverIds) {
     const s = SERVERS[id];
     if (id === 'uws') {
-      const problem = ensureUws(opts);
-      if (problem) { notes.push(`uWebSockets.js skipped: ${problem}`); continue; }
+      const uws = ensureUws(opts);
+      if (uws.error) { notes.push(`uWebSockets.js skipped: ${uws.error}`); continue; }
+      s.build = uws.build;
     }
     try {
       const srv = await startServer(s, 'hello', env);
       await srv.stop();
       servers.push(s);
+      // Which package and binary the row measured goes into the printed table and result files.
+      if (s.build) notes.push(`${s.label} row: ${s.build}`);
     } catch (err) {
       notes.push(`${s.label} skipped: ${err.message}`);
     }

@@ -3,41 +3,18 @@
 // uWebSockets.js reference row. uWS has its own API, so the handlers are
 // re-expressed here, but every body and header value comes from
 // ../handlers.js so the responses match the node:http-API servers.
-// The module is looked up in .cache/bench-deps (where bench/run.js installs
-// it on demand) and then on the normal require path.
+// Which build is loaded (BENCH_UWS_MODULE, or a package bench/run.js installs into
+// .cache/bench-deps, glibc-patched when needed) is decided by ../lib/uws-binary.js, which
+// also rejects a JS fallback: only a native uws*.node counts as uWS.
 
-const path = require('node:path');
 const {
   parseArgs, exitWithParent, HELLO_BODY, JSON_HEADERS, JSON_PAYLOAD, BIG_BODY,
 } = require('../handlers');
-
-function loadUws() {
-  const cached = path.join(__dirname, '..', '..', '.cache', 'bench-deps', 'node_modules',
-    '@trufflesuite', 'uws-js-unofficial');
-  // BENCH_UWS_MODULE: another build of uWebSockets.js to measure (a path or module id).
-  const candidates = [process.env.BENCH_UWS_MODULE, cached, '@trufflesuite/uws-js-unofficial',
-    'uWebSockets.js'].filter(Boolean);
-  let firstError;
-  for (const id of candidates) {
-    try {
-      const uws = require(id);
-      // The unofficial package falls back to a JS implementation on node:http when it has no
-      // binary for this Node's ABI (or the binary does not load): that is not uWS.
-      if (!Object.keys(require.cache).some((f) => /uws[^/]*\.node$/.test(f))) {
-        throw new Error(`${id}: no native uWS binary loads on Node ${process.version} ` +
-          `(ABI ${process.versions.modules}); its JS fallback is not uWS`);
-      }
-      return uws;
-    } catch (err) {
-      firstError = firstError || err;
-    }
-  }
-  throw firstError;
-}
+const { loadUws } = require('../lib/uws-binary');
 
 let uWS;
 try {
-  uWS = loadUws();
+  uWS = loadUws().uws;
 } catch (err) {
   // The runner shows this as "not available" instead of a failed server.
   process.stdout.write(`UNAVAILABLE ${String(err.message).split('\n')[0]}\n`);
