@@ -57,9 +57,17 @@ function endedNatively(res) {
   return (res[kProgress] & ENDED_NATIVE) !== 0;
 }
 
-const nodeWriteHead = NodeServerResponse.prototype.writeHead;
-const nodeSetHeader = NodeServerResponse.prototype.setHeader;
-const nodeSend = NodeServerResponse.prototype._send;
+const NodeResponseProto = NodeServerResponse.prototype;
+const nodeWriteHead = NodeResponseProto.writeHead;
+const nodeSetHeader = NodeResponseProto.setHeader;
+const nodeSend = NodeResponseProto._send;
+
+// APM agents and spies wrap node's ServerResponse.prototype.writeHead / end and
+// OutgoingMessage.prototype's setHeader / end (shimmer puts the wrapper on the prototype where
+// it looks the method up). node's responses then run the wrapper; ours have their own methods
+// in front of node's, which hand the call to what node's prototype has now when it is not
+// node's method: the wrapper runs once per call, as on node:http, and the node method it
+// calls does the work (node's path, no one-call end).
 
 /**
  * A store without Object.prototype (a lookup of 'constructor' or 'toString' finds nothing, as
@@ -101,6 +109,8 @@ sameInstances(ServerResponse, NodeServerResponse);
  * end the same way).
  */
 ServerResponse.prototype.writeHead = function writeHead(statusCode, reason, obj) {
+  const current = NodeResponseProto.writeHead;
+  if (current !== nodeWriteHead) return current.apply(this, arguments);
   const headers = typeof reason === 'string' ? obj : (obj ?? reason);
   // Only a response fast-http's server made (kSeq) can leave its head undecided: others (a
   // subclass's response on another socket, light-my-request's) write node's head text.
@@ -133,11 +143,14 @@ const nodeImplicitHeader = NodeServerResponse.prototype._implicitHeader;
  * as `on-headers` does for express-session, morgan, compression...) or of _implicitHeader.
  */
 function hooked(res) {
-  return res.writeHead !== fastWriteHead || res._implicitHeader !== nodeImplicitHeader;
+  return res.writeHead !== fastWriteHead || res._implicitHeader !== nodeImplicitHeader ||
+    NodeResponseProto.writeHead !== nodeWriteHead;
 }
 
 /** node's setHeader, with the name and value checks remembered (see response-head.js). */
 ServerResponse.prototype.setHeader = function setHeader(name, value) {
+  const current = NodeResponseProto.setHeader;
+  if (current !== nodeSetHeader) return current.call(this, name, value);
   if (this._header || typeof name !== 'string' || lenient(this)) {
     return nodeSetHeader.call(this, name, value);
   }
@@ -184,6 +197,8 @@ function oneCallEnd(res, socket, waiting, chunk, encoding) {
 }
 
 ServerResponse.prototype.end = function end(chunk, encoding, callback) {
+  const current = NodeResponseProto.end;
+  if (current !== nodeEnd) return current.apply(this, arguments);
   if (typeof chunk === 'function') {
     callback = chunk;
     chunk = null;

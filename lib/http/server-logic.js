@@ -29,7 +29,7 @@ const EventEmitter = require('node:events');
 const net = require('node:net');
 const errors = require('../internal/errors');
 const {
-  kId, kSeq, kState, kBodyReq, kEagerHeaders, kParser, kIncoming, kConfig,
+  kId, kSeq, kState, kBodyReq, kEagerHeaders, kParser, kIncoming, kConfig, kEmitSeen, kWatchEmit,
 } = require('../internal/symbols');
 
 const responses = {
@@ -123,6 +123,8 @@ function parserOnIncoming(server, socket, req, flags, body) {
       !answeredByServer(server, socket, req, res, flags)) {
     server.emit('request', req, res);
   }
+  // An emit wrapped while the server runs (by a handler, say) sees the connections after it.
+  if (server.emit !== server[kEmitSeen]) server[kWatchEmit]();
   deliverBody(req, flags, body);
 }
 

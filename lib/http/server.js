@@ -8,6 +8,7 @@ const {
   S_HAS_CONNECT, S_NO_DELAY, S_KEEP_ALIVE, S_HALF_OPEN,
   S_LENIENT, S_HAS_CLIENT_ERROR, S_HAS_DROP, S_RELAXED, S_UPGRADE_BODY, S_HAS_KEYLOG,
 } = require('../internal/native').flags;
+const EventEmitter = require('node:events');
 const net = require('node:net');
 const { binding, servers, defaults } = require('../internal/native');
 require('./native-events');
@@ -21,7 +22,8 @@ const { ServerResponse } = require('./response');
 const { FastSocket } = require('./socket');
 const errors = require('../internal/errors');
 const {
-  kSid, kConfig, kListening, kAddress, kFallbackSockets, kEagerHeaders, kClosed,
+  kSid, kConfig, kListening, kAddress, kFallbackSockets, kEagerHeaders, kClosed, kEmitSeen,
+  kWatchEmit,
 } = require('../internal/symbols');
 const stats = require('../internal/stats');
 const diagnostics = require('./diagnostics');
@@ -61,6 +63,15 @@ const LISTENER_FLAGS = {
   // TLS key log lines are collected only for a server with a listener, as node's.
   keylog: S_HAS_KEYLOG,
 };
+
+/**
+ * Events node emits on the server whether or not anything listens (net's onconnection, the
+ * 'drop' at maxConnections, socketOnTimeout, socketOnError): an `emit` wrapped by an APM agent
+ * or a spy (on the server, http.Server.prototype or EventEmitter.prototype) sees every one of
+ * them on node:http, so the addon reports them as if a listener were there.
+ */
+const ALWAYS_EMITTED = ['connection', 'drop', 'timeout', 'clientError'];
+const stockEmit = EventEmitter.prototype.emit;
 
 /**
  * node keeps an idle keep-alive socket this much longer than it announces: 1 s on Node 20,
@@ -313,7 +324,8 @@ function updateFlags(server, event, delta) {
   const own = event === 'connection' ? 1 : 0;
   // net.server.socket subscribers need every connection's socket, as 'connection' does.
   const n = server.listenerCount(event) + delta - own +
-    (event === 'connection' && diagnostics.serverSocket.hasSubscribers ? 1 : 0);
+    (event === 'connection' && diagnostics.serverSocket.hasSubscribers ? 1 : 0) +
+    (server.emit !== stockEmit && ALWAYS_EMITTED.includes(event) ? 1 : 0);
   const c = server[kConfig];
   const flags = n > 0 ? (c.flags | bit) : (c.flags & ~bit);
   if (flags === c.flags) return;
@@ -339,9 +351,17 @@ function fallbackConnection(socket) {
   require('./fallback').serve(this, socket);
 }
 
+/** Re-decides the always-emitted events' flags when the server's `emit` is another one. */
+Server.prototype[kWatchEmit] = function watchEmit() {
+  this[kEmitSeen] = this.emit;
+  for (const event of ALWAYS_EMITTED) updateFlags(this, event, 0);
+};
+
 Server.prototype.listen = function listen(...args) {
-  // Subscribers to net.server.socket that came after the server was made count now.
+  // Subscribers to net.server.socket that came after the server was made count now, and an
+  // emit wrapped since.
   updateFlags(this, 'connection', 0);
+  this[kWatchEmit]();
   return listenWith(this, args);
 };
 
@@ -362,6 +382,13 @@ function setupConnectionsTracking() {
   clearInterval(this[kConnectionsCheckingInterval]);
   this[kConnectionsCheckingInterval] =
     setInterval(noop, this.connectionsCheckingInterval || 30000).unref();
+  // An emit wrapped in a listen callback or a later 'listening' listener: seen before the
+  // first connection can be accepted (the loop polls only after this tick).
+  process.nextTick(watchEmitAgain, this);
+}
+
+function watchEmitAgain(server) {
+  if (server.emit !== server[kEmitSeen]) server[kWatchEmit]();
 }
 
 function noop() {}

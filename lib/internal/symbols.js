@@ -41,4 +41,8 @@ module.exports = {
   kTlsServer: Symbol('fast-http.tlsServer'),
   /** An https server's method that gives a connection its TLSSocket surface. */
   kSecureSocket: Symbol('fast-http.secureSocket'),
+  /** The server's `emit` when its always-emitted events were last decided (server.js). */
+  kEmitSeen: Symbol('fast-http.emitSeen'),
+  /** A server's method that re-decides them when `emit` changed. */
+  kWatchEmit: Symbol('fast-http.watchEmit'),
 };
