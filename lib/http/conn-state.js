@@ -12,6 +12,7 @@ class ConnState {
     this.outgoing = null;
     this.outgoingData = 0;
     this.requestsCount = 0;
+    this.keepAliveTimeoutSet = false;
   }
 
   /** The oldest request whose response has not finished. */

@@ -57,6 +57,12 @@ function socketFor(server, id) {
  * subclass, nor one whose prototype an app swaps) runs its stream lifecycle only when observed.
  */
 function newRequest(server, socket, seq, method, url, headerBlock, flags, body) {
+  // node's resetSocketTimeout: the next request's bytes end the keep-alive timeout.
+  const state = socket[kState];
+  if (state.keepAliveTimeoutSet) {
+    state.keepAliveTimeoutSet = false;
+    socket.timeout = server.timeout || 0;
+  }
   const eager = server[kEagerHeaders];
   let req = null;
   const bodyless = (flags & (F_BODY_DONE | F_UPGRADE)) === F_BODY_DONE && !eager &&
@@ -307,8 +313,24 @@ function resOnFinish() {
     socket.destroySoon();
   } else {
     const next = state.shiftOutgoing();
-    if (next !== null) assignSocket(next, socket);
+    if (next !== null) {
+      assignSocket(next, socket);
+    } else if (socket.server.keepAliveTimeout) {
+      // The addon runs the idle timer; `socket.timeout` says what node's
+      // socket.setTimeout(keepAliveTimeout + buffer) would have set.
+      socket.timeout = socket.server.keepAliveTimeout + keepAliveBuffer(socket.server);
+      state.keepAliveTimeoutSet = true;
+    }
   }
+}
+
+/**
+ * node keeps an idle keep-alive socket this much longer than it announces: 1 s on Node 20,
+ * server.keepAliveTimeoutBuffer where Node has it (a finite number >= 0, else 1 s).
+ */
+function keepAliveBuffer(server) {
+  const b = server.keepAliveTimeoutBuffer;
+  return Number.isFinite(b) && b >= 0 ? b : 1000;
 }
 
 /** node's clearIncoming: the parser lets go of a request once it has been read. */
@@ -460,5 +482,5 @@ function socketOnError(e) {
 }
 
 module.exports = {
-  socketFor, newRequest, parserOnIncoming, detachHttp, clientError,
+  socketFor, newRequest, parserOnIncoming, detachHttp, clientError, keepAliveBuffer,
 };

@@ -18,6 +18,7 @@ const {
   sameInstances, headerCountLimit, nullableMaxConnections, hasHttpValidation, upgradeBodyFirst,
 } = require('../internal/node-internals');
 const { IncomingMessage, isFastRequest } = require('./incoming');
+const { keepAliveBuffer } = require('./server-logic');
 const { ServerResponse } = require('./response');
 const { FastSocket } = require('./socket');
 const errors = require('../internal/errors');
@@ -73,14 +74,6 @@ const LISTENER_FLAGS = {
 const ALWAYS_EMITTED = ['connection', 'drop', 'timeout', 'clientError'];
 const stockEmit = EventEmitter.prototype.emit;
 
-/**
- * node keeps an idle keep-alive socket this much longer than it announces: 1 s on Node 20,
- * server.keepAliveTimeoutBuffer where Node has it (a finite number >= 0, else 1 s).
- */
-function keepAliveBuffer(server) {
-  const b = server.keepAliveTimeoutBuffer;
-  return Number.isFinite(b) && b >= 0 ? b : 1000;
-}
 const kClosing = Symbol('fast-http.closing');
 /** Set during close() when the addon said the server has no connection. */
 const kNoNativeConns = Symbol('fast-http.noNativeConns');

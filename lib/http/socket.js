@@ -67,7 +67,8 @@ const FastSocket = class Socket extends WritingSocket {
     this[kParser] = undefined;
     this[kIncoming] = null;
     this._paused = false;
-    this.timeout = 0;
+    // What node's socket says before its first setTimeout().
+    this.timeout = undefined;
     this._bytesRead = 0;
     this._bytesWritten = 0;
     sockets.set(id, this);
@@ -281,16 +282,18 @@ const FastSocket = class Socket extends WritingSocket {
     const patched = NetSocketProto.address;
     if (patched !== nodeAddress) return callPatched(this, patched, arguments);
     const a = this._info();
-    if (a[0] === undefined) return {};
+    if (a[0] === undefined || this[kClosed]) return {};
     return { address: a[0], family: a[2], port: a[1] };
   }
 
   get remoteAddress() { return this._info()[3]; }
   get remotePort() { return this._info()[4]; }
   get remoteFamily() { return this._info()[5]; }
-  get localAddress() { return this._info()[0]; }
-  get localPort() { return this._info()[1]; }
-  get localFamily() { return this._info()[2]; }
+  // node keeps the peer's address once read (`_peername`), its own only while the handle
+  // lives (`_getsockname()` answers {} without one).
+  get localAddress() { return this[kClosed] ? undefined : this._info()[0]; }
+  get localPort() { return this[kClosed] ? undefined : this._info()[1]; }
+  get localFamily() { return this[kClosed] ? undefined : this._info()[2]; }
 
   get bytesRead() {
     if (!this[kClosed]) this._saveStats();
@@ -303,12 +306,13 @@ const FastSocket = class Socket extends WritingSocket {
     return this._bytesWritten + this.writableLength;
   }
 
+  // node: `this._handle ? this.writableLength : undefined`, and pending `!this._handle`.
   get bufferSize() {
-    return this.writableLength;
+    return this[kClosed] ? undefined : this.writableLength;
   }
 
   get pending() {
-    return false;
+    return this[kClosed];
   }
 
   get readyState() {
