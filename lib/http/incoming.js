@@ -92,9 +92,10 @@ const nodePrependListener = NodeIncomingMessage.prototype.prependListener;
 // read without _read() ever running, so mark it on read() too (resOnFinish must not dump a
 // request the app is reading). Not on read(0), which reads nothing: resume() calls it on
 // the next tick, and node then calls _read() (and so consumes) only when the buffer is
-// below its high-water mark; a paused request whose buffer is full is dumped.
+// below its high-water mark; a paused request whose buffer is full is dumped. Nor once
+// dumped: the dump's own reads are not the app's (node's _read alone marks those).
 IncomingMessage.prototype.read = function read(n) {
-  if (n !== 0) this._consuming = true;
+  if (n !== 0 && !this._dumped) this._consuming = true;
   return nodeRead.call(this, n);
 };
 

@@ -73,7 +73,8 @@ function newRequest(server, socket, seq, method, url, headerBlock, flags, body) 
     if (bodyless) makeLazy(req);
   }
   setVersion(req, flags);
-  req.joinDuplicateHeaders = server.joinDuplicateHeaders;
+  // node: `socket.server.joinDuplicateHeaders || parser.joinDuplicateHeaders` (null).
+  req.joinDuplicateHeaders = server.joinDuplicateHeaders || null;
   req.url = url;
   req.upgrade = (flags & F_UPGRADE) !== 0;
   req.method = METHODS[method];
