@@ -6,7 +6,7 @@ const { F_UPGRADE, F_QUEUED } = require('../internal/native').flags;
 const { binding, servers, sockets, init } = require('../internal/native');
 const { AsyncResource, executionAsyncId, triggerAsyncId } = require('node:async_hooks');
 const tickQueue = require('./tick-queue');
-const { MODE_HTTP } = require('./socket');
+const { MODE_HTTP, onClosePhase } = require('./socket');
 const { setTrailerBlock } = require('./incoming');
 const diagnostics = require('./diagnostics');
 const {
@@ -327,7 +327,7 @@ init({
   onRequest, onBody, onBodyEnd, onDrain, onClose, onReset, onTimeout, onClientError, onConnection,
   onDrop,
   onData, onEnd, onServerDrained, onShutdown, onInternalError, onUpgrade, onSecure,
-  onTlsClientError, onKeylog, onSniRequest, newResource,
+  onTlsClientError, onKeylog, onSniRequest, newResource, onClosePhase,
 });
 
 module.exports = { onConnection: emitConnection, onDrop };

@@ -138,8 +138,7 @@ const FastSocket = class Socket extends WritingSocket {
     }
     this._releaseWrites(err);
     cb(err);
-    // net.Socket emits 'close' from the handle's close callback, a loop phase later.
-    setImmediate(emitCloseNT, this, !!err);
+    closeAtClosePhase(this, !!err);
   }
 
   _saveStats() {
@@ -512,8 +511,24 @@ function onReadableStreamEnd() {
   if (!this.allowHalfOpen) this.end();
 }
 
-function emitCloseNT(socket, hadError) {
-  socket.emit('close', hadError);
+// net.Socket emits 'close' from its handle's close callback: in the loop's close phase,
+// after the setImmediate callbacks of the iteration that destroyed it, the latest closed
+// first. Each destroyed socket waits for a close callback of its own from the addon.
+const closing = new Map();
+let lastCloseToken = 0;
+
+function closeAtClosePhase(socket, hadError) {
+  lastCloseToken = lastCloseToken >= 0x3fffffff ? 1 : lastCloseToken + 1;
+  closing.set(lastCloseToken, socket);
+  binding.closePhase(hadError ? -lastCloseToken : lastCloseToken);
+}
+
+function onClosePhase(token) {
+  const key = token < 0 ? -token : token;
+  const socket = closing.get(key);
+  if (socket === undefined) return;
+  closing.delete(key);
+  socket.emit('close', token < 0);
 }
 
 function errnoName(errno) {
@@ -535,4 +550,6 @@ function toRaw(socket) {
   socket.removeListener('newListener', onSocketNewListener);
 }
 
-module.exports = { FastSocket, toRaw, onSocketNewListener, MODE_HTTP, MODE_RAW, kLazy };
+module.exports = {
+  FastSocket, toRaw, onSocketNewListener, onClosePhase, MODE_HTTP, MODE_RAW, kLazy,
+};

@@ -44,6 +44,7 @@ export interface Binding {
   tap(id: number, on: boolean): void;
   destroy(id: number, reset: boolean): void;
   shutdown(id: number): void;
+  closePhase(token: number): void;
   setTimeout(id: number, ms: number): void;
   setNoDelay(id: number, on: boolean): void;
   setKeepAlive(id: number, on: boolean, delaySecs: number): void;
@@ -84,6 +85,7 @@ export interface Callbacks {
   onKeylog(sid: number, id: number, line: Buffer): void;
   onSniRequest(sid: number, id: number, servername: string, protocols: Buffer): void;
   newResource(): void;
+  onClosePhase(token: number): void;
 }
 
 /** `serverConfig` options: a field present is applied. */

@@ -169,7 +169,7 @@ const N: &str = "number";
 const S: &str = "string";
 const B: &str = "Buffer";
 
-pub const CALLBACKS: [Callback; 21] = [
+pub const CALLBACKS: [Callback; 22] = [
     (
         "onRequest",
         &[
@@ -243,6 +243,7 @@ pub const CALLBACKS: [Callback; 21] = [
         &[("sid", N), ("id", N), ("servername", S), ("protocols", B)],
     ),
     ("newResource", &[]),
+    ("onClosePhase", &[("token", N)]),
 ];
 
 /// Named TypeScript types the declarations above use.
@@ -366,6 +367,7 @@ mod tests {
             (Cb::Keylog, "onKeylog"),
             (Cb::SniRequest, "onSniRequest"),
             (Cb::NewResource, "newResource"),
+            (Cb::ClosePhase, "onClosePhase"),
         ];
         assert_eq!(order.len(), CALLBACKS.len());
         for (cb, name) in order {

@@ -286,6 +286,7 @@ const EXPORTS: &[Export] = &[
         socket::destroy,
     ),
     ex("shutdown", &[ID], "void", socket::shutdown),
+    ex("closePhase", &[("token", Ty::Num)], "void", close_phase),
     ex(
         "setTimeout",
         &[ID, ("ms", Ty::Num)],
@@ -432,6 +433,12 @@ export!(init, |a| {
     unsafe { sys::napi_add_env_cleanup_hook(env, Some(cleanup), ptr::null_mut()) };
     undef(&a)
 });
+
+// closePhase(token): onClosePhase(token) runs as a close callback (driver::at_close_phase).
+fn close_phase(a: Args) -> Value {
+    driver::at_close_phase(a.f64(0) as i64, sink::close_phase);
+    undef(&a)
+}
 
 unsafe extern "C" fn cleanup(_arg: *mut std::ffi::c_void) {
     let _ = std::panic::catch_unwind(|| {

@@ -58,6 +58,8 @@ pub enum Cb {
     SniRequest,
     /// () -> object: a new connection's async resource
     NewResource,
+    /// (token): the close callback `closePhase(token)` armed
+    ClosePhase,
 }
 
 /// The async resource type of connections' contexts, as node's parser resource is named.
@@ -309,6 +311,12 @@ impl Drop for Scope {
             sys::napi_close_handle_scope(self.env, self.handles);
         }
     }
+}
+
+/// The close callback `closePhase(token)` armed (reactor::driver::at_close_phase): JS emits
+/// the 'close' it stands for, in a callback scope of its own as node's close callbacks.
+pub fn close_phase(token: i64) {
+    call(Cb::ClosePhase, None, |env| [napi::f64v(env, token as f64)]);
 }
 
 /// A dropped connection's addresses for net's 'drop' event: [localAddress, localPort,

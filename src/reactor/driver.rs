@@ -11,8 +11,50 @@ use super::timers::run_timers;
 use super::uv;
 use crate::proto::parse::Methods;
 use mio::Poll;
+use std::cell::Cell;
 use std::os::fd::AsRawFd;
 use std::panic::catch_unwind;
+use std::ptr;
+
+thread_local! {
+    /// This thread's libuv loop while the reactor is installed.
+    static UV_LOOP: Cell<*mut uv::uv_loop_t> = const { Cell::new(ptr::null_mut()) };
+}
+
+/// Calls `f(token)` in the loop's close phase, as the close callback of a handle closed now:
+/// where libuv runs close callbacks, after the iteration's setImmediate callbacks, latest
+/// closed first, and in the next iteration when called from a close callback. net.Socket
+/// emits 'close' from its handle's. False when no reactor is installed on this thread (a
+/// callback armed before a teardown runs nothing).
+pub fn at_close_phase(token: i64, f: fn(i64)) -> bool {
+    let lp = UV_LOOP.with(Cell::get);
+    if lp.is_null() {
+        return false;
+    }
+    let job = Box::into_raw(Box::new((token, f)));
+    let h = uv::alloc_handle(uv::UV_IDLE);
+    // SAFETY: a fresh idle handle on this thread's live loop, closed at once without being
+    // started; its close callback frees it and the job.
+    unsafe {
+        uv::uv_idle_init(lp, h);
+        uv::uv_handle_set_data(h, job.cast());
+        uv::uv_close(h, on_close_phase);
+    }
+    true
+}
+
+unsafe extern "C" fn on_close_phase(h: *mut uv::uv_handle_t) {
+    // SAFETY: h was allocated by alloc_handle(UV_IDLE), is closed, and its data is the job
+    // at_close_phase boxed for it.
+    let (token, f) = unsafe {
+        let job = Box::from_raw(uv::uv_handle_get_data(h).cast::<(i64, fn(i64))>());
+        uv::free_handle(h, uv::UV_IDLE);
+        *job
+    };
+    if !UV_LOOP.with(Cell::get).is_null() {
+        let _ = catch_unwind(|| f(token));
+    }
+}
 
 /// The libuv handles the reactor runs on, closed (and freed by their close callbacks) when
 /// the reactor is dropped.
@@ -145,11 +187,14 @@ pub unsafe fn install<S: Sink>(
     // SAFETY: uv_version only reads a constant of the running libuv.
     r.hup_is_eof = unsafe { uv::uv_version() } < uv::UV_1_52;
     REACTOR.with(|c| c.set(Box::into_raw(r)));
+    UV_LOOP.with(|c| c.set(lp));
     Ok(())
 }
 
 /// Tears the reactor down when its env goes away (worker exit, process exit).
 pub fn teardown() {
+    // A close-phase handle still closing runs nothing.
+    UV_LOOP.with(|c| c.set(ptr::null_mut()));
     let p = REACTOR.with(|c| c.replace(std::ptr::null_mut()));
     if p.is_null() {
         return;

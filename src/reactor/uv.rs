@@ -48,6 +48,8 @@ extern "C" {
     pub fn uv_ref(handle: *mut uv_handle_t);
     pub fn uv_unref(handle: *mut uv_handle_t);
     pub fn uv_now(lp: *const uv_loop_t) -> u64;
+    pub fn uv_handle_set_data(handle: *mut uv_handle_t, data: *mut std::ffi::c_void);
+    pub fn uv_handle_get_data(handle: *const uv_handle_t) -> *mut std::ffi::c_void;
 }
 
 /// Allocates zeroed storage for a handle of `kind`; freed by [`free_handle`] from the close
