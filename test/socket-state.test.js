@@ -90,3 +90,30 @@ test('server.timeout is what req.socket.timeout says on the next request, as on 
     assert.deepEqual(logs['fast-http'], logs['node:http']);
     assert.deepEqual(logs['node:http'], ['/1 timeout=7000', '/2 timeout=7000']);
   });
+
+test('a response ended after the app ended its socket: node\'s outcome, no bytes',
+  { timeout: 30000 }, async () => {
+    const logs = await both((http, log, done) => {
+      const server = http.createServer((req, res) => {
+        res.on('finish', () => log.push('res finish'));
+        res.on('close', () => log.push('res close'));
+        req.on('error', (e) => log.push(`req error ${e.code}`));
+        req.socket.end();
+        res.end('late', (e) => log.push(`end callback ${e && e.code}`));
+      });
+      server.listen(0, '127.0.0.1', () => {
+        const c = net.connect(server.address().port, '127.0.0.1');
+        let got = '';
+        c.setEncoding('latin1');
+        c.on('data', (d) => { got += d; });
+        c.on('error', () => {});
+        c.on('close', () => {
+          log.push(`client got ${JSON.stringify(got)}`);
+          setTimeout(() => server.close(done), 50);
+        });
+        c.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+      });
+    });
+    assert.deepEqual(logs['fast-http'].toSorted(), logs['node:http'].toSorted());
+    assert.ok(logs['node:http'].includes('client got ""'));
+  });

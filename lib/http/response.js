@@ -191,6 +191,7 @@ function plainEncoding(encoding) {
 function oneCallEnd(res, socket, waiting, chunk, encoding) {
   return !res.finished && !res._headerSent && socket !== null &&
     (socket._httpMessage === res || waiting) && socket[kMode] === 0 && !socket.destroyed &&
+    (socket[kLazy] || !socket.writableEnded) &&
     res.outputData.length === 0 && !res.strictContentLength && !(res[kCorked] > 0) &&
     socket.write === socketWrite &&
     (!chunk || ((typeof chunk === 'string' || isUint8Array(chunk)) && plainEncoding(encoding)));
