@@ -1,7 +1,9 @@
 //! The libuv side: the reactor runs inside Node's own loop. One uv_poll_t watches mio's
 //! epoll/kqueue fd; one uv_timer_t drives the timer heap; a zero-delay timer ("kick") runs
-//! deferred work outside of JS frames; a uv_idle_t resumes reads that yielded. Every
-//! callback is an `extern "C"` edge: nothing unwinds through it.
+//! deferred work outside of JS frames; a uv_idle_t resumes reads that yielded; a fresh
+//! uv_idle_t closed at once per destroyed socket gives its 'close' a close callback of its
+//! own, as net.Socket's handle would. Every callback is an `extern "C"` edge: nothing unwinds
+//! through it.
 
 use super::batch::{batch, run_poll, run_yielded};
 use super::event_loop::EventLoop;
