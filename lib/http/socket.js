@@ -519,8 +519,16 @@ let lastCloseToken = 0;
 
 function closeAtClosePhase(socket, hadError) {
   lastCloseToken = lastCloseToken >= 0x3fffffff ? 1 : lastCloseToken + 1;
-  closing.set(lastCloseToken, socket);
-  binding.closePhase(hadError ? -lastCloseToken : lastCloseToken);
+  if (binding.closePhase(hadError ? -lastCloseToken : lastCloseToken)) {
+    closing.set(lastCloseToken, socket);
+  } else {
+    // No loop to close in (the addon is being torn down): 'close' still comes.
+    setImmediate(emitClose, socket, hadError);
+  }
+}
+
+function emitClose(socket, hadError) {
+  socket.emit('close', hadError);
 }
 
 function onClosePhase(token) {
@@ -528,7 +536,7 @@ function onClosePhase(token) {
   const socket = closing.get(key);
   if (socket === undefined) return;
   closing.delete(key);
-  socket.emit('close', token < 0);
+  emitClose(socket, token < 0);
 }
 
 function errnoName(errno) {

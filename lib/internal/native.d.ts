@@ -44,7 +44,7 @@ export interface Binding {
   tap(id: number, on: boolean): void;
   destroy(id: number, reset: boolean): void;
   shutdown(id: number): void;
-  closePhase(token: number): void;
+  closePhase(token: number): boolean;
   setTimeout(id: number, ms: number): void;
   setNoDelay(id: number, on: boolean): void;
   setKeepAlive(id: number, on: boolean, delaySecs: number): void;

@@ -286,7 +286,7 @@ const EXPORTS: &[Export] = &[
         socket::destroy,
     ),
     ex("shutdown", &[ID], "void", socket::shutdown),
-    ex("closePhase", &[("token", Ty::Num)], "void", close_phase),
+    ex("closePhase", &[("token", Ty::Num)], "boolean", close_phase),
     ex(
         "setTimeout",
         &[ID, ("ms", Ty::Num)],
@@ -434,10 +434,11 @@ export!(init, |a| {
     undef(&a)
 });
 
-// closePhase(token): onClosePhase(token) runs as a close callback (driver::at_close_phase).
+// closePhase(token) -> boolean: onClosePhase(token) runs as a close callback
+// (driver::at_close_phase); false when no loop takes it (the env is going away).
 fn close_phase(a: Args) -> Value {
-    driver::at_close_phase(a.f64(0) as i64, sink::close_phase);
-    undef(&a)
+    let armed = driver::at_close_phase(a.f64(0) as i64, sink::close_phase);
+    napi::boolean(a.env, armed)
 }
 
 unsafe extern "C" fn cleanup(_arg: *mut std::ffi::c_void) {
