@@ -42,22 +42,30 @@ function request(port, text) {
   });
 }
 
+const GET = (path) => `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
+
+/**
+ * Listens, calls `onListening(server)`, sends `texts` one connection after the other (the
+ * answers go to `log`), then undoes the wrappers and closes the server.
+ */
+function serve(server, texts, log, done, { onListening = () => {}, undo = [] } = {}) {
+  server.listen(0, '127.0.0.1', async () => {
+    onListening(server);
+    const { port } = server.address();
+    for (const text of texts) log.push(await request(port, text));
+    for (const u of undo) u();
+    server.close(done);
+  });
+}
+
+const wrapEmit = (obj, log) => wrap(obj, 'emit', log, 'emit', (self, args) => SERVER_EVENTS.has(args[0]));
+
 test('a patched http.Server.prototype.emit sees every connection, request and client error',
   { timeout: 30000 }, async () => {
     const logs = await both((http, log, done) => {
-      const undo = wrap(nodeHttp.Server.prototype, 'emit', log, 'emit',
-        (self, args) => SERVER_EVENTS.has(args[0]));
+      const undo = [wrapEmit(nodeHttp.Server.prototype, log)];
       const server = http.createServer((req, res) => res.end('ok'));
-      server.listen(0, '127.0.0.1', async () => {
-        const { port } = server.address();
-        log.push(await request(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
-        log.push(await request(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
-        log.push(await request(port, 'BAD\r\n\r\n'));
-        server.close(() => {
-          undo();
-          done();
-        });
-      });
+      serve(server, [GET('/'), GET('/'), 'BAD\r\n\r\n'], log, done, { undo });
     });
     assert.deepEqual(logs['fast-http'], logs['node:http']);
     assert.equal(logs['node:http'].filter((l) => l === 'emit connection').length, 3);
@@ -67,12 +75,7 @@ test('an emit wrapped on the server in its listen callback sees the first connec
   { timeout: 30000 }, async () => {
     const logs = await both((http, log, done) => {
       const server = http.createServer((req, res) => res.end('ok'));
-      server.listen(0, '127.0.0.1', async () => {
-        wrap(server, 'emit', log, 'emit', (self, args) => SERVER_EVENTS.has(args[0]));
-        const { port } = server.address();
-        log.push(await request(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
-        server.close(done);
-      });
+      serve(server, [GET('/')], log, done, { onListening: () => wrapEmit(server, log) });
     });
     assert.deepEqual(logs['fast-http'], logs['node:http']);
     assert.deepEqual(logs['node:http'].slice(0, 2), ['emit connection', 'emit request']);
@@ -82,15 +85,10 @@ test('an emit wrapped on the server while it serves sees the connections after i
   { timeout: 30000 }, async () => {
     const logs = await both((http, log, done) => {
       const server = http.createServer((req, res) => {
-        if (req.url === '/wrap') wrap(server, 'emit', log, 'emit', (self, args) => SERVER_EVENTS.has(args[0]));
+        if (req.url === '/wrap') wrapEmit(server, log);
         res.end('ok');
       });
-      server.listen(0, '127.0.0.1', async () => {
-        const { port } = server.address();
-        log.push(await request(port, 'GET /wrap HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
-        log.push(await request(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
-        server.close(done);
-      });
+      serve(server, [GET('/wrap'), GET('/')], log, done);
     });
     assert.deepEqual(logs['fast-http'], logs['node:http']);
     assert.ok(logs['node:http'].includes('emit connection'));
@@ -116,14 +114,7 @@ test('wrappers of node\'s ServerResponse writeHead / end and OutgoingMessage set
           res.end();
         }
       });
-      server.listen(0, '127.0.0.1', async () => {
-        const { port } = server.address();
-        for (const path of ['/explicit', '/implicit', '/bare']) {
-          log.push(await request(port, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
-        }
-        for (const u of undo) u();
-        server.close(done);
-      });
+      serve(server, [GET('/explicit'), GET('/implicit'), GET('/bare')], log, done, { undo });
     });
     assert.deepEqual(logs['fast-http'], logs['node:http']);
     assert.ok(logs['node:http'].includes('writeHead'));
@@ -132,15 +123,21 @@ test('wrappers of node\'s ServerResponse writeHead / end and OutgoingMessage set
 test('a wrapper of OutgoingMessage.prototype.end runs for every response',
   { timeout: 30000 }, async () => {
     const logs = await both((http, log, done) => {
-      const undo = wrap(nodeHttp.OutgoingMessage.prototype, 'end', log, 'end');
+      const undo = [wrap(nodeHttp.OutgoingMessage.prototype, 'end', log, 'end')];
       const server = http.createServer((req, res) => res.end('x'));
-      server.listen(0, '127.0.0.1', async () => {
-        const { port } = server.address();
-        log.push(await request(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
-        undo();
-        server.close(done);
-      });
+      serve(server, [GET('/')], log, done, { undo });
     });
     assert.deepEqual(logs['fast-http'], logs['node:http']);
     assert.equal(logs['node:http'][0], 'end x');
+  });
+
+test('a wrapper of writeHead alone sees the implicit head end() writes',
+  { timeout: 30000 }, async () => {
+    const logs = await both((http, log, done) => {
+      const undo = [wrap(nodeHttp.ServerResponse.prototype, 'writeHead', log, 'writeHead')];
+      const server = http.createServer((req, res) => res.end('x'));
+      serve(server, [GET('/')], log, done, { undo });
+    });
+    assert.deepEqual(logs['fast-http'], logs['node:http']);
+    assert.equal(logs['node:http'][0], 'writeHead');
   });
