@@ -94,10 +94,21 @@ test('server.timeout is what req.socket.timeout says on the next request, as on 
 test('a response ended after the app ended its socket: node\'s outcome, no bytes',
   { timeout: 30000 }, async () => {
     const logs = await both((http, log, done) => {
+      // Done once the client closed, the response closed and the request errored, as on node.
+      let waiting = 3;
+      const step = () => {
+        if (--waiting === 0) server.close(done);
+      };
       const server = http.createServer((req, res) => {
         res.on('finish', () => log.push('res finish'));
-        res.on('close', () => log.push('res close'));
-        req.on('error', (e) => log.push(`req error ${e.code}`));
+        res.on('close', () => {
+          log.push('res close');
+          step();
+        });
+        req.on('error', (e) => {
+          log.push(`req error ${e.code}`);
+          step();
+        });
         req.socket.end();
         res.end('late', (e) => log.push(`end callback ${e && e.code}`));
       });
@@ -109,7 +120,7 @@ test('a response ended after the app ended its socket: node\'s outcome, no bytes
         c.on('error', () => {});
         c.on('close', () => {
           log.push(`client got ${JSON.stringify(got)}`);
-          setTimeout(() => server.close(done), 50);
+          step();
         });
         c.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
       });
