@@ -13,6 +13,8 @@ class ConnState {
     this.outgoingData = 0;
     this.requestsCount = 0;
     this.keepAliveTimeoutSet = false;
+    /** The newest response given the socket (node has written what it ended by then). */
+    this.assignedSeq = -1;
   }
 
   /** The oldest request whose response has not finished. */

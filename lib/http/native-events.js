@@ -15,6 +15,7 @@ const {
 const { startUpgrade, upgradeAfterBody, upgradeAsked } = require('./upgrade-handoff');
 const {
   kSeq, kBodyReq, kMode, kUpgradeReq, kTlsSession, kSecureSocket, kSniRequest, kParser,
+  kReadPaused,
 } = require('../internal/symbols');
 
 function onConnection(sid, id) {
@@ -94,6 +95,9 @@ function bodyEnd(id, seq, trailers) {
   req.complete = true;
   if (trailers !== undefined) setTrailerBlock(req, trailers);
   req.push(null);
+  // node's parserOnMessageComplete: readStart(socket) reads the next message, also after a
+  // push to a destroyed request (stream.pipeline's cleanup) paused the socket.
+  if (socket[kReadPaused] && !socket._paused && socket.readable) socket.resume();
 }
 
 function onDrain(id) {

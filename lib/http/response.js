@@ -11,7 +11,7 @@ const {
   NodeServerResponse, nodeEnd, kCorked, kOutHeaders, sameInstances,
 } = require('../internal/node-internals');
 const { binding } = require('../internal/native');
-const { kId, kSeq, kProgress, kMode, kState, kHead } = require('../internal/symbols');
+const { kId, kSeq, kProgress, kMode, kState, kHead, kConn } = require('../internal/symbols');
 const {
   implicitHead, explicitHead, headText, bodyFlags, checkName, checkValue,
 } = require('./response-head');
@@ -95,6 +95,7 @@ function ServerResponse(req, options) {
   this._eventsCount = 0;
   NodeServerResponse.call(this, req, options);
   this[kSeq] = -1;
+  this[kConn] = null;
   this[kProgress] = HEAD_NONE;
   this[kHead] = null;
 }
@@ -213,7 +214,7 @@ ServerResponse.prototype.end = function end(chunk, encoding, callback) {
   let socket = this.socket;
   let waiting = false;
   if (socket === null) {
-    socket = this.req?.socket ?? null;
+    socket = this[kConn] ?? this.req?.socket ?? null;
     waiting = socket !== null && socket[kState] != null && socket[kState].isWaiting(this);
   }
   if (!oneCallEnd(this, socket, waiting, chunk, encoding)) {

@@ -25,11 +25,13 @@ const {
 const { ConnState } = require('./conn-state');
 const { endedNatively } = require('./response');
 const diagnostics = require('./diagnostics');
+const tickQueue = require('./tick-queue');
 const EventEmitter = require('node:events');
 const net = require('node:net');
 const errors = require('../internal/errors');
 const {
   kId, kSeq, kState, kBodyReq, kEagerHeaders, kParser, kIncoming, kConfig, kEmitSeen, kWatchEmit,
+  kConn,
 } = require('../internal/symbols');
 
 const responses = {
@@ -99,6 +101,9 @@ function setVersion(req, flags) {
   }
 }
 
+/** The socket whose request's listeners run now (see parserOnIncoming), or null. */
+let inHead = null;
+
 /**
  * node's parserOnIncoming for a request that does not upgrade: queued on the connection, its
  * response made and given the socket (or queued behind earlier pipelined ones), then
@@ -126,9 +131,17 @@ function parserOnIncoming(server, socket, req, flags, body) {
     assignSocket(res, socket);
   }
   res.on('finish', resOnFinish);
-  if (req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1 ||
-      !answeredByServer(server, socket, req, res, flags)) {
-    server.emit('request', req, res);
+  // node's parser is inside on_headers_complete while the request's listeners run: the
+  // message is not complete, so the connection is not idle (closeIdleConnections).
+  const outer = inHead;
+  inHead = socket;
+  try {
+    if (req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1 ||
+        !answeredByServer(server, socket, req, res, flags)) {
+      server.emit('request', req, res);
+    }
+  } finally {
+    inHead = outer;
   }
   // An emit wrapped while the server runs (by a handler, say) sees the connections after it.
   if (server.emit !== server[kEmitSeen]) server[kWatchEmit]();
@@ -147,6 +160,7 @@ function newResponse(server, socket, req, flags, highWaterMark) {
   res.shouldKeepAlive = (flags & F_KEEP_ALIVE) !== 0;
   res[kUniqueHeaders] = server[kUniqueHeaders];
   res[kSeq] = req[kSeq];
+  res[kConn] = socket;
   res._onPendingData = onPendingData;
   if (diagnostics.requestStart.hasSubscribers) {
     diagnostics.requestStart.publish({ request: req, response: res, socket, server });
@@ -243,6 +257,7 @@ function detachHttp(socket) {
 
 function assignSocket(res, socket) {
   socket._httpMessage = res;
+  socket[kState].assignedSeq = res[kSeq];
   addResponseClose(socket);
   res.socket = socket;
   res.emit('socket', socket);
@@ -286,7 +301,7 @@ function detachSocket(res, socket) {
 function resOnFinish() {
   const res = this;
   const req = res.req;
-  const socket = req.socket;
+  const socket = res[kConn];
   const state = socket[kState];
   if (state === null) return;
   if (diagnostics.responseFinish.hasSubscribers) {
@@ -303,7 +318,7 @@ function resOnFinish() {
   }
   const owner = socket._httpMessage === res;
   if (owner) detachSocket(res, socket);
-  clearIncoming(req);
+  clearIncoming(req, socket);
   process.nextTick(emitCloseNT, res);
   if (!endedNatively(res)) {
     // Written through the socket (node's own path): tell the addon the response is over.
@@ -334,10 +349,14 @@ function keepAliveBuffer(server) {
   return Number.isFinite(b) && b >= 0 ? b : 1000;
 }
 
-/** node's clearIncoming: the parser lets go of a request once it has been read. */
-function clearIncoming(req) {
+/**
+ * node's clearIncoming: the parser lets go of a request once it has been read. `socket`: the
+ * request's connection (its 'end' comes with none: it is still `req.socket` then, or was
+ * detached by a destroyer that ends nothing).
+ */
+function clearIncoming(req, socket) {
   req = req || this;
-  const socket = req.socket;
+  socket = socket || req.socket;
   if (socket && socket[kParser] !== null && socket[kIncoming] === req) {
     if (req.readableEnded) socket[kIncoming] = null;
     else if (!watchEnd(req)) req.on('end', clearIncoming);
@@ -356,7 +375,7 @@ function emitCloseNT(res) {
 
 /** node's updateOutgoingData, as a shared method of the response. */
 function onPendingData(delta) {
-  const socket = this.req.socket;
+  const socket = this[kConn];
   const state = socket?.[kState];
   if (!state) return;
   state.outgoingData += delta;
@@ -394,8 +413,8 @@ function socketOnClose() {
       }
     }
   }
-  const body = this[kBodyReq];
-  if (body != null && !body.complete && !body.destroyed) body.destroy(errors.connReset('aborted'));
+  // A request whose response finished is no longer node's to abort: its body, if still
+  // coming, just stops (no 'aborted', 'error' or 'close').
 }
 
 // node's assignSocket calls socket.on('close', onServerResponseClose) for every response.
@@ -429,6 +448,29 @@ function addResponseClose(socket) {
 function onServerResponseClose() {
   const res = this._httpMessage;
   if (res) emitCloseNT(res);
+}
+
+/**
+ * node's closeAllConnections / closeIdleConnections on the addon's connections: each one JS
+ * has a socket for gets `socket.destroy()` (its `destroyed` is true at once, and what it had
+ * written still goes out), the others close natively. `idleOnly`: the ids are those between
+ * messages, and node spares one whose response has not ended (`_httpMessage.finished`), as
+ * it would one whose request's listeners run now or had not run yet (still in the tick queue
+ * here), or whose body's end has not reached JS.
+ */
+function destroyConnections(ids, idleOnly) {
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    const socket = sockets.get(id);
+    if (idleOnly) {
+      const res = socket?._httpMessage;
+      if ((res && !res.finished) || tickQueue.holds(id) || socket === inHead) continue;
+      // node's parser completes a message with a body when JS hears of its end (onBodyEnd).
+      if (socket !== undefined && socket[kBodyReq] != null) continue;
+    }
+    if (socket !== undefined) socket.destroy();
+    else binding.destroy(id, false, -1);
+  }
 }
 
 function socketOnTimeout() {
@@ -484,4 +526,5 @@ function socketOnError(e) {
 
 module.exports = {
   socketFor, newRequest, parserOnIncoming, detachHttp, clientError, keepAliveBuffer,
+  destroyConnections,
 };

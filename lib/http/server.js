@@ -18,13 +18,13 @@ const {
   sameInstances, headerCountLimit, nullableMaxConnections, hasHttpValidation, upgradeBodyFirst,
 } = require('../internal/node-internals');
 const { IncomingMessage, isFastRequest } = require('./incoming');
-const { keepAliveBuffer } = require('./server-logic');
+const { keepAliveBuffer, destroyConnections } = require('./server-logic');
 const { ServerResponse } = require('./response');
 const { FastSocket } = require('./socket');
 const errors = require('../internal/errors');
 const {
   kSid, kConfig, kListening, kAddress, kFallbackSockets, kEagerHeaders, kClosed, kEmitSeen,
-  kWatchEmit,
+  kWatchEmit, kConnectionGone,
 } = require('../internal/symbols');
 const stats = require('../internal/stats');
 const diagnostics = require('./diagnostics');
@@ -447,6 +447,10 @@ function emitCloseIfDrained(server) {
   }
 }
 
+Server.prototype[kConnectionGone] = function connectionGone() {
+  if (this[kClosing] && !this[kListening]) process.nextTick(emitCloseIfDrained, this);
+};
+
 Server.prototype._onDrained = function _onDrained() {
   if (!this[kClosing] || this[kListening]) return;
   if (connectionCount(this) > 0) return;
@@ -456,12 +460,14 @@ Server.prototype._onDrained = function _onDrained() {
 };
 
 Server.prototype.closeAllConnections = function closeAllConnections() {
-  if (this[kSid] >= 0) binding.serverConns(this[kSid], false, true);
+  if (this[kSid] >= 0) destroyConnections(binding.serverConns(this[kSid], false, false), false);
   for (const s of this[kFallbackSockets]) s.destroy();
 };
 
 Server.prototype.closeIdleConnections = function closeIdleConnections() {
-  if (this[kSid] >= 0 && !this[kNoNativeConns]) binding.serverConns(this[kSid], true, true);
+  if (this[kSid] >= 0 && !this[kNoNativeConns]) {
+    destroyConnections(binding.serverConns(this[kSid], true, false), true);
+  }
   for (const s of this[kFallbackSockets]) {
     if (!s._httpMessage || s._httpMessage.finished) {
       if (!s.parser?.incoming || s.parser.incoming.complete) s.destroy();

@@ -11,7 +11,7 @@ const { binding, sockets, defaults } = require('../internal/native');
 const errors = require('../internal/errors');
 const {
   kId, kMode, kAddress, kClosed, kState, kReadPaused, kTapping, kParser,
-  kIncoming,
+  kIncoming, kConnectionGone,
 } = require('../internal/symbols');
 const { HTTPParser } = require('_http_common');
 
@@ -134,8 +134,11 @@ const FastSocket = class Socket extends WritingSocket {
     if (!this[kClosed]) {
       this[kClosed] = true;
       this._saveStats();
-      binding.destroy(this[kId], false);
+      binding.destroy(this[kId], false, this[kState]?.assignedSeq ?? -1);
     }
+    // net.Socket's _destroy counts the server's connection out at once: a closing server's
+    // 'close' comes a tick later (before this socket's own 'close', in the close phase).
+    this.server?.[kConnectionGone]?.();
     this._releaseWrites(err);
     cb(err);
     closeAtClosePhase(this, !!err);
@@ -260,7 +263,7 @@ const FastSocket = class Socket extends WritingSocket {
     if (!this[kClosed]) {
       this[kClosed] = true;
       this._saveStats();
-      binding.destroy(this[kId], true);
+      binding.destroy(this[kId], true, -1);
     }
     return this.destroy(errors.connReset('socket hang up'));
   }

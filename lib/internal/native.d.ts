@@ -42,7 +42,7 @@ export interface Binding {
   discardBody(id: number): void;
   handlerThrew(id: number, at: number, body: boolean): void;
   tap(id: number, on: boolean): void;
-  destroy(id: number, reset: boolean): void;
+  destroy(id: number, reset: boolean, assigned: number): void;
   shutdown(id: number): void;
   closePhase(token: number): boolean;
   setTimeout(id: number, ms: number): void;

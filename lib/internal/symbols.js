@@ -36,6 +36,12 @@ module.exports = {
   kUpgradeReq: Symbol('fast-http.upgradeRequest'),
   kUpgradeStream: Symbol('fast-http.upgradeStream'),
   kSocket: Symbol('fast-http.socket'),
+  /**
+   * A response's connection (its socket facade), from the request's arrival on: node's
+   * resOnFinish and updateOutgoingData hold it in their closures, since `req.socket` is null
+   * once stream.pipeline's destroyer (or an app) detached it, and `res.socket` while waiting.
+   */
+  kConn: Symbol('fast-http.connection'),
   kRequest: Symbol('fast-http.request'),
   kTlsSession: Symbol('fast-http.tlsSession'),
   kTlsServer: Symbol('fast-http.tlsServer'),
@@ -43,6 +49,11 @@ module.exports = {
   kSecureSocket: Symbol('fast-http.secureSocket'),
   /** The server's `emit` when its always-emitted events were last decided (server.js). */
   kEmitSeen: Symbol('fast-http.emitSeen'),
+  /**
+   * A server's method its sockets call when destroyed (net.Socket's _destroy calls the
+   * server's _emitCloseIfDrained): a closing server's 'close' is due a tick later.
+   */
+  kConnectionGone: Symbol('fast-http.connectionGone'),
   /** A server's method that re-decides them when `emit` changed. */
   kWatchEmit: Symbol('fast-http.watchEmit'),
 };

@@ -281,7 +281,7 @@ const EXPORTS: &[Export] = &[
     ex("tap", &[ID, ("on", Ty::Bool)], "void", socket::tap),
     ex(
         "destroy",
-        &[ID, ("reset", Ty::Bool)],
+        &[ID, ("reset", Ty::Bool), ("assigned", Ty::Num)],
         "void",
         socket::destroy,
     ),

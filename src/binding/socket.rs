@@ -133,9 +133,12 @@ export!(watch, |a| {
     napi::boolean(a.env, alive)
 });
 
-// destroy(id, reset): close now (RST with `reset`, as socket.resetAndDestroy()).
+// destroy(id, reset, assigned): close now (RST with `reset`, as socket.resetAndDestroy());
+// `assigned`: the seq of the response the socket belongs to in JS, or -1.
 export!(destroy, |a| {
-    reactor::with(|r| r.destroy(id_of(&a, 0), a.bool(1)));
+    let assigned = a.f64(2);
+    let assigned = (assigned >= 0.0).then_some(assigned as u32);
+    reactor::with(|r| r.destroy(id_of(&a, 0), a.bool(1), assigned));
     undef(&a)
 });
 

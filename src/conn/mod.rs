@@ -206,9 +206,6 @@ pub struct Http1 {
     next_seq: u32,
     /// Requests dispatched whose responses have not finished.
     pub inflight: u32,
-    /// A request's handler waits in JS's tick queue (F_QUEUED): the connection is busy, as
-    /// node's is while its parser is inside on_headers_complete.
-    pub handler_queued: bool,
     /// Loop time the current request started arriving (0 = between requests).
     pub req_start: u64,
     /// The current request's head is complete (headersTimeout no longer applies).
@@ -234,7 +231,6 @@ impl Http1 {
             out: OutQueue::default(),
             next_seq: 0,
             inflight: 0,
-            handler_queued: false,
             // Like node's parser, a new connection counts as a request starting now, so a
             // client that sends nothing meets headersTimeout.
             req_start: now.max(1),
@@ -639,9 +635,11 @@ impl Http1 {
         true
     }
 
-    /// Whether a request is being received or answered (closeIdleConnections spares it).
-    pub fn is_busy(&self) -> bool {
-        self.inflight > 0 || self.req_start != 0 || self.handler_queued || self.is_upgraded()
+    /// Whether a request is being received (or the connection upgraded): node's connections
+    /// list counts it as not idle, from a message's first byte (a new connection's too) to
+    /// its end. Whether its response is done is JS's to say (closeIdleConnections).
+    pub fn mid_message(&self) -> bool {
+        self.req_start != 0 || self.is_upgraded()
     }
 
     /// Whether the headers/request timeout sweep looks at this connection, and what it sees:

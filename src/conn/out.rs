@@ -93,6 +93,8 @@ struct Queue {
     /// that released them ends: node writes such responses only on the earlier one's
     /// 'finish' (a tick later), so a destroy in the same batch must not send them.
     tentative: Option<u64>,
+    /// The response whose bytes begin at `tentative`.
+    tentative_seq: u32,
     later: VecDeque<Later>,
     /// Emptied owned buffers, for the caller to reuse.
     spare: Vec<Vec<u8>>,
@@ -311,6 +313,7 @@ impl OutQueue {
             };
             if q.tentative.is_none() && !l.bytes.is_empty() {
                 q.tentative = Some(q.total_in);
+                q.tentative_seq = self.active;
             }
             let done = l.done;
             let close = l.close;
@@ -333,9 +336,21 @@ impl OutQueue {
 
     /// Marks everything queued from now on as tentative (see the field), unless already.
     pub fn mark_tentative(&mut self) {
+        let active = self.active;
         let q = self.q();
         if q.tentative.is_none() {
             q.tentative = Some(q.total_in);
+            q.tentative_seq = active;
+        }
+    }
+
+    /// JS gave the socket to response `seq` (node's assignSocket, on the earlier one's
+    /// 'finish'): node has written it, so tentative bytes from it on may go out.
+    pub fn confirm_through(&mut self, seq: u32) {
+        if let Some(q) = self.q.as_mut() {
+            if q.tentative.is_some() && seq >= q.tentative_seq {
+                q.tentative = None;
+            }
         }
     }
 
@@ -513,6 +528,22 @@ mod tests {
         assert_eq!(written(&mut q, true), b"A");
         assert!(!q.is_flushed());
         q.confirm();
+        assert_eq!(written(&mut q, true), b"B");
+    }
+
+    #[test]
+    fn tentative_bytes_go_once_js_assigned_their_response() {
+        let mut q = OutQueue::default();
+        q.push(1, b"B".to_vec());
+        q.finish(1, false);
+        q.push(0, b"A".to_vec());
+        q.finish(0, false);
+        // The socket still belongs to A in JS: B is not node's to send yet.
+        q.confirm_through(0);
+        assert_eq!(written(&mut q, true), b"A");
+        assert!(!q.is_flushed());
+        // A's 'finish' gave the socket to B: node has written B.
+        q.confirm_through(1);
         assert_eq!(written(&mut q, true), b"B");
     }
 

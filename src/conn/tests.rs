@@ -149,7 +149,7 @@ fn a_request_without_body_completes_at_dispatch() {
     assert!(matches!(h.http.reading, Reading::Head));
     assert_eq!(h.http.inflight, 1);
     assert!(h.http.request_clock().is_none());
-    assert!(h.http.is_busy());
+    assert!(!h.http.mid_message(), "the request is complete");
     let done = h.http.response_done(0, false).unwrap();
     assert_eq!(
         done,
@@ -158,7 +158,7 @@ fn a_request_without_body_completes_at_dispatch() {
             resume: false
         }
     );
-    assert!(!h.http.is_busy());
+    assert!(!h.http.mid_message());
 }
 
 #[test]
@@ -588,7 +588,7 @@ fn an_unanswered_upgrade_drops_the_rest_of_the_read_and_upgrades_on_the_next_byt
     assert!(!h.http.decide_upgrade(true, false), "too late to answer");
     // requestTimeout still applies to it.
     assert!(matches!(h.http.request_clock(), Some((_, true))));
-    assert!(h.http.is_busy());
+    assert!(h.http.mid_message());
     assert_eq!(h.actions(b"more"), ["raw more"]);
     assert!(h.http.is_upgraded());
     assert!(h.http.request_clock().is_none());
@@ -667,7 +667,7 @@ fn node26_an_upgrade_body_goes_through_the_request_then_the_rest_is_the_head() {
         h.actions(&first),
         ["request 0 /u", "body 0 hel", "upgrade 0 body still coming"]
     );
-    assert!(!h.http.is_upgraded() && h.http.is_busy());
+    assert!(!h.http.is_upgraded() && h.http.mid_message());
     assert_eq!(h.actions(b"l"), ["body 0 l"]);
     assert_eq!(
         h.actions(b"oEXTRA"),

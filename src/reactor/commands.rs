@@ -154,10 +154,15 @@ impl Reactor {
     }
 
     /// Closes now; with `reset` the peer gets an RST (socket.resetAndDestroy()).
-    pub fn destroy(&mut self, id: u64, reset: bool) {
-        if reset {
-            if let Some(c) = self.conn(id) {
+    /// Closes connection `id` (RST with `reset`). `assigned`: the response JS's socket
+    /// belongs to, whose bytes node has written by now (see `OutQueue::confirm_through`).
+    pub fn destroy(&mut self, id: u64, reset: bool, assigned: Option<u32>) {
+        if let Some(c) = self.conn(id) {
+            if reset {
                 c.stream.set_linger_zero();
+            }
+            if let Some(seq) = assigned {
+                c.http.out.confirm_through(seq);
             }
         }
         self.close_conn(id, 0);

@@ -27,10 +27,8 @@ const JS_EXCEPTION: ParseError = ParseError::new("HPE_JS_EXCEPTION", "JS Excepti
 /// queue was seen empty: a yielded or resumed read) it reads until the socket would block.
 pub fn read_conn<S: Sink>(id: u64, drain: bool) {
     let mut group = Group::<S> {
-        id,
         scope: S::scope(Some(id)),
         queued: false,
-        handler_queued: false,
     };
     read_loop::<S>(id, drain, &mut group);
     // Output goes at the batch's end. A process that dies before (a throw, a rejection,
@@ -45,27 +43,15 @@ pub fn read_conn<S: Sink>(id: u64, drain: bool) {
 /// boundary: after each piece of a body, as node does after llhttp's on_body callbacks (not
 /// after a request's head or its end, which run inside the read's scope).
 pub struct Group<S: Sink> {
-    id: u64,
     scope: Option<S::Scope>,
     /// A request dispatched with F_QUEUED waits in JS's tick queue, and so does everything of
     /// its connection JS hears after it (JS keeps the order) until the next boundary.
     queued: bool,
-    /// A queued request's handler has not run (`Http1::handler_queued`).
-    handler_queued: bool,
-}
-
-impl<S: Sink> Group<S> {
-    fn settled(&mut self) {
-        if std::mem::take(&mut self.handler_queued) {
-            with(|r| r.conn(self.id).map(|c| c.http.handler_queued = false));
-        }
-    }
 }
 
 impl<S: Sink> Drop for Group<S> {
     fn drop(&mut self) {
         drop(self.scope.take());
-        self.settled();
     }
 }
 
@@ -76,7 +62,6 @@ fn boundary<S: Sink>(g: &mut Group<S>, id: u64) -> bool {
     if let Some(s) = g.scope.as_mut() {
         S::boundary(s);
     }
-    g.settled();
     std::mem::take(&mut g.queued)
         && with(|r| r.conn(id).map(|c| c.http.is_failed()))
             .flatten()
@@ -412,13 +397,7 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                     client_error::<S>(sid, id, errors::INVALID_TE, Some(rest), g);
                     return input.len();
                 }
-                with(|r| {
-                    r.conn(id).map(|c| {
-                        c.http.dispatched();
-                        c.http.handler_queued |= queues;
-                    })
-                });
-                g.handler_queued |= queues;
+                with(|r| r.conn(id).map(|c| c.http.dispatched()));
                 if inline {
                     if boundary::<S>(g, id) {
                         return input.len();

@@ -481,11 +481,11 @@ impl Reactor {
         self.add_ref(if want { 1 } else { -1 });
     }
 
-    /// Connection ids of a server, optionally only the idle ones (no request in flight).
+    /// Connection ids of a server, optionally only those between messages (`mid_message`).
     pub fn server_conns(&self, sid: u32, idle_only: bool) -> Vec<u64> {
         self.conns
             .iter()
-            .filter(|(_, c)| c.server == sid && (!idle_only || !c.http.is_busy()))
+            .filter(|(_, c)| c.server == sid && (!idle_only || !c.http.mid_message()))
             .map(|(id, _)| id)
             .collect()
     }

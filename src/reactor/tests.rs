@@ -389,7 +389,7 @@ fn destroy_with_reset_sends_rst_and_tells_a_watching_js() {
     c.write_all(GET).unwrap();
     let (id, _, _) = h.request(0);
     assert!(with(|r| r.watch(id, true)).unwrap());
-    with(|r| r.destroy(id, true));
+    with(|r| r.destroy(id, true, None));
     assert!(!with(|r| r.watch(id, true)).unwrap());
     h.until("close", || events().contains(&Ev::Close(id, 0)));
     assert!(events().contains(&Ev::Released(id)));
