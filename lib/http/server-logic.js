@@ -261,7 +261,9 @@ function assignSocket(res, socket) {
   addResponseClose(socket);
   res.socket = socket;
   res.emit('socket', socket);
-  if (endedNatively(res) && onlyCallbacks(res.outputData)) {
+  // node's _flush() does nothing on a socket no longer writable: a response the addon
+  // wrote while it waited does not finish on a destroyed one either.
+  if (endedNatively(res) && onlyCallbacks(res.outputData) && socket.writable) {
     releaseWaiting(res);
   } else {
     res._flush();
