@@ -36,8 +36,10 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body, headEnd)
 }
 
 function dispatchRequest(sid, id, seq, method, url, headerBlock, flags, body) {
-  const server = servers[sid];
-  if (server === undefined) return;
+  // A server closed by an earlier handler of the read (its last connection destroyed) is
+  // gone from `servers`, but node's parser still emits what the read held on its socket.
+  const server = servers[sid] ?? sockets.get(id)?.server;
+  if (server == null) return;
   const socket = socketFor(server, id);
   // A 'close' emitted on the socket freed its parser (node's freeParser): node's llhttp stops
   // there, and a request after it in the same read is never emitted (Node 24+).
