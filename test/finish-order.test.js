@@ -11,6 +11,7 @@ const net = require('node:net');
 const { pipeline, Writable } = require('node:stream');
 const { both } = require('./helpers/both');
 const { sequenceOf, runSequence, racy } = require('./helpers/finish-order-fuzz');
+const { ResponseParser } = require('./wire/helpers');
 const nodeHttp = require('node:http');
 const fastHttp = require('..');
 
@@ -60,6 +61,47 @@ test('a handler answers after stream.pipeline() into a failing sink destroyed th
     assert.deepEqual(logs['fast-http'], logs['node:http']);
     assert.deepEqual(logs['node:http'], ['pipeline sink failed, req.socket null', 'client 500 failed']);
   });
+
+// node's parser stops reading when a body piece cannot be pushed (the request is destroyed)
+// and reads on at the message's end (readStart): the connection's next request is served.
+test('after stream.pipeline() destroyed a request mid-body, the next request on the ' +
+  'connection is served', { timeout: 20_000 }, async () => {
+  const head = 'POST /1 HTTP/1.1\r\nHost: x\r\nContent-Length: 200\r\n\r\n';
+  const logs = await both((impl, log, done) => {
+    let client = null;
+    const server = impl.createServer((req, res) => {
+      if (req.url === '/2') return res.end('second');
+      pipeline(req, new Writable({
+        write(chunk, enc, cb) {
+          cb(new Error('sink failed'));
+        },
+      }), (err) => {
+        log.push(`pipeline ${err.message}`);
+        res.statusCode = 500;
+        res.end('failed');
+        // The rest of the body, and the next request, come in a later read.
+        client.write(`${'y'.repeat(100)}GET /2 HTTP/1.1\r\nHost: x\r\n\r\n`);
+      });
+    });
+    server.listen(0, '127.0.0.1', () => {
+      const parser = new ResponseParser([], { keepBodies: true });
+      client = net.connect(server.address().port, '127.0.0.1', () => {
+        client.write(`${head}${'x'.repeat(100)}`);
+      });
+      client.on('data', (d) => {
+        parser.push(d);
+        if (parser.final === 2) {
+          log.push(`client ${parser.statuses.join(' ')}: ${parser.bodies.join(', ')}`);
+          client.end();
+        }
+      });
+      client.on('close', () => server.close(done));
+    });
+    // A connection left paused answers nothing until a timer of the server's ends the wait.
+  }, 3000);
+  assert.deepEqual(logs['fast-http'], logs['node:http']);
+  assert.deepEqual(logs['node:http'], ['pipeline sink failed', 'client 500 200: failed, second']);
+});
 
 test('a handler answers 413 after `for await` over the request stopped early',
   { timeout: 20_000 }, async () => {
@@ -126,55 +168,100 @@ for (const when of ['sync', 'nextTick', 'promise', 'finish']) {
   }
 }
 
-// Sequences per run: four Node versions in `npm test` run 4 × 2,500 distinct seeds.
-const COUNT = Number(process.env.FAST_HTTP_ORDER_SEQUENCES) || 2500;
+// node writes a pipelined response when the one before it finishes: a destroy between sends
+// what it has written, not what still waits (the addon holds all three at once).
+test('three pipelined responses ended while waiting, the socket destroyed once the second ' +
+  'has it: the third is not sent', { timeout: 20_000 }, async () => {
+  const logs = await both((impl, log, done) => {
+    const server = impl.createServer((req, res) => {
+      res.end(req.url);
+      if (req.url === '/1') res.on('finish', () => res.req.socket?.destroy());
+    });
+    server.listen(0, '127.0.0.1', () => {
+      const parser = new ResponseParser([], { keepBodies: true });
+      const c = net.connect(server.address().port, '127.0.0.1', () => {
+        c.write(['/1', '/2', '/3'].map((u) => `GET ${u} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''));
+      });
+      c.on('data', (d) => parser.push(d));
+      c.on('close', () => {
+        log.push(`client got ${parser.bodies.join(', ')}`);
+        server.close(done);
+      });
+    });
+  });
+  assert.deepEqual(logs['fast-http'], logs['node:http']);
+});
+
+// The addon closes a `Connection: close` connection once the response is written, and JS
+// hears of it later: until then the socket is open to node's eyes, and closeAllConnections()
+// destroys it (the server's 'close' a tick later).
+test("a closing server, and a Connection: close response's 'finish' closes its connections: " +
+  "'close' before the listener's promise jobs", { timeout: 20_000 }, async () => {
+  const logs = await both((impl, log, done) => {
+    const server = impl.createServer((req, res) => {
+      server.close(() => {
+        log.push('close callback');
+        setImmediate(done);
+      });
+      res.on('finish', () => {
+        server.closeAllConnections();
+        process.nextTick(() => log.push('tick'));
+        Promise.resolve().then(() => log.push('promise job'));
+      });
+      setImmediate(() => res.end('ok'));
+    });
+    server.listen(0, '127.0.0.1', () => {
+      const c = net.connect(server.address().port, '127.0.0.1', () => {
+        c.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      });
+      c.resume();
+    });
+  });
+  assert.deepEqual(logs['fast-http'], logs['node:http']);
+});
+
+// Sequences per run: four Node versions in `npm test` run 4 × 10,000 distinct seeds.
+const COUNT = Number(process.env.FAST_HTTP_ORDER_SEQUENCES) || 10000;
 const FIRST = Number(process.env.FAST_HTTP_ORDER_SEED) ||
   1 + COUNT * ([20, 22, 24, 26].indexOf(Number(process.versions.node.split('.')[0])) + 1);
 const CONCURRENCY = 16;
 
-/** The client's view of a sequence: what it received, and whether it hung. */
-function clientView(log) {
-  return log.filter((l) => l.startsWith('client') || l === 'hung').join(', ');
+/** Whether the two logs agree. */
+function agree(seq, n, f) {
+  // A client that hangs up at once races the server: only a hang node has not is wrong.
+  if (racy(seq)) return n.includes('hung') || !f.includes('hung');
+  return JSON.stringify(n) === JSON.stringify(f);
 }
 
-let fuzzed = null;
-
 test(`${COUNT} random orders of what ends a request, from seed ${FIRST}: nothing throws, ` +
-  'every request is answered or fails as on node:http', { timeout: 900_000 }, async () => {
+  'and every request ends as on node:http, event for event', { timeout: 900_000 }, async () => {
   const thrown = [];
   const onThrow = (err) => thrown.push(err);
   process.on('uncaughtException', onThrow);
   const differ = [];
-  const order = [];
   let next = FIRST;
   async function worker() {
     while (next < FIRST + COUNT) {
       const seq = sequenceOf(next++);
       const [n, f] = await Promise.all([runSequence(nodeHttp, seq), runSequence(fastHttp, seq)]);
-      const shown = `${JSON.stringify(seq)}\n  node:http ${n.join(', ')}\n  fast-http ${f.join(', ')}`;
-      // A client that hangs up at once races the server: only a hang node has not is wrong.
-      const same = racy(seq) ? n.includes('hung') || !f.includes('hung') :
-        clientView(n) === clientView(f);
-      if (!same) differ.push(shown);
-      else if (!racy(seq) && JSON.stringify(n) !== JSON.stringify(f)) order.push(shown);
+      if (!agree(seq, n, f)) differ.push(seq);
     }
   }
   try {
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    // Sixteen at a time on a busy machine, a sequence may pass its time limit on one server
+    // only: what differed runs again alone, with more time, and must agree then.
+    for (let i = 0; i < differ.length; i++) {
+      const seq = differ[i];
+      const n = await runSequence(nodeHttp, seq, 20_000);
+      const f = await runSequence(fastHttp, seq, 20_000);
+      differ[i] = agree(seq, n, f) ? null :
+        `${JSON.stringify(seq)}\n  node:http ${n.join(', ')}\n  fast-http ${f.join(', ')}`;
+    }
   } finally {
     process.removeListener('uncaughtException', onThrow);
   }
-  fuzzed = order;
   assert.deepEqual(thrown.map((e) => e.stack), []);
-  assert.equal(differ.length, 0, `${differ.length} sequences differ:\n${differ.slice(0, 10).join('\n')}`);
-});
-
-// The events of every object in node's order too: where a sequence still differs (the
-// server's 'close' against a promise job; a request pipelined behind one whose handler
-// destroyed the socket and closed the server, which node 24 still emits), it is listed here.
-test('the same sequences: every event in node:http\'s order', async (t) => {
-  assert.ok(fuzzed !== null, 'the sequences ran');
-  if (fuzzed.length > 0) {
-    t.todo(`${fuzzed.length} sequences differ in event order:\n${fuzzed.slice(0, 10).join('\n')}`);
-  }
+  const left = differ.filter((d) => d !== null);
+  assert.equal(left.length, 0, `${left.length} sequences differ:\n${left.slice(0, 10).join('\n')}`);
 });

@@ -25,7 +25,6 @@ const {
 const { ConnState } = require('./conn-state');
 const { endedNatively } = require('./response');
 const diagnostics = require('./diagnostics');
-const tickQueue = require('./tick-queue');
 const EventEmitter = require('node:events');
 const net = require('node:net');
 const errors = require('../internal/errors');
@@ -133,7 +132,6 @@ function parserOnIncoming(server, socket, req, flags, body) {
   res.on('finish', resOnFinish);
   // node's parser is inside on_headers_complete while the request's listeners run: the
   // message is not complete, so the connection is not idle (closeIdleConnections).
-  const outer = inHead;
   inHead = socket;
   try {
     if (req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1 ||
@@ -141,7 +139,7 @@ function parserOnIncoming(server, socket, req, flags, body) {
       server.emit('request', req, res);
     }
   } finally {
-    inHead = outer;
+    inHead = null;
   }
   // An emit wrapped while the server runs (by a handler, say) sees the connections after it.
   if (server.emit !== server[kEmitSeen]) server[kWatchEmit]();
@@ -453,26 +451,35 @@ function onServerResponseClose() {
 }
 
 /**
- * node's closeAllConnections / closeIdleConnections on the addon's connections: each one JS
+ * node's closeAllConnections / closeIdleConnections on server `sid`'s connections: each one JS
  * has a socket for gets `socket.destroy()` (its `destroyed` is true at once, and what it had
  * written still goes out), the others close natively. `idleOnly`: the ids are those between
  * messages, and node spares one whose response has not ended (`_httpMessage.finished`), as
- * it would one whose request's listeners run now or had not run yet (still in the tick queue
- * here), or whose body's end has not reached JS.
+ * it would one whose request's listeners run now or whose body's end has not reached JS.
  */
-function destroyConnections(ids, idleOnly) {
+function destroyConnections(server, sid, idleOnly) {
+  const all = binding.serverConns(sid, false);
+  const ids = idleOnly ? binding.serverConns(sid, true) : all;
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
     const socket = sockets.get(id);
     if (idleOnly) {
       const res = socket?._httpMessage;
-      if ((res && !res.finished) || tickQueue.holds(id) || socket === inHead) continue;
+      if ((res && !res.finished) || socket === inHead) continue;
       // node's parser completes a message with a body when JS hears of its end (onBodyEnd).
       if (socket !== undefined && socket[kBodyReq] != null) continue;
     }
     if (socket !== undefined) socket.destroy();
     else binding.destroy(id, false, -1);
   }
+  // A connection the addon closed already (its `Connection: close` response written, a
+  // reset) whose close has not reached JS yet is open to node's eyes until then: destroyed now.
+  let open = null;
+  sockets.forEach((socket) => {
+    if (socket.server !== server || socket.destroyed) return;
+    if (open === null) open = new Set(all);
+    if (!open.has(socket[kId])) socket.destroy();
+  });
 }
 
 function socketOnTimeout() {

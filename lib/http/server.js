@@ -460,13 +460,13 @@ Server.prototype._onDrained = function _onDrained() {
 };
 
 Server.prototype.closeAllConnections = function closeAllConnections() {
-  if (this[kSid] >= 0) destroyConnections(binding.serverConns(this[kSid], false, false), false);
+  if (this[kSid] >= 0) destroyConnections(this, this[kSid], false);
   for (const s of this[kFallbackSockets]) s.destroy();
 };
 
 Server.prototype.closeIdleConnections = function closeIdleConnections() {
   if (this[kSid] >= 0 && !this[kNoNativeConns]) {
-    destroyConnections(binding.serverConns(this[kSid], true, false), true);
+    destroyConnections(this, this[kSid], true);
   }
   for (const s of this[kFallbackSockets]) {
     if (!s._httpMessage || s._httpMessage.finished) {
@@ -480,7 +480,7 @@ function connectionCount(server) {
   if (fallback === undefined) return 0; // still in the constructor
   const sid = server[kSid];
   const native = sid < 0 || server[kNoNativeConns] ? 0 :
-    binding.serverConns(sid, false, false).length;
+    binding.serverConns(sid, false).length;
   return native + fallback.size;
 }
 

@@ -37,14 +37,6 @@ function waiting() {
   return head < tail;
 }
 
-/** Whether an event of connection `id` waits (node would have run its listeners already). */
-function holds(id) {
-  for (let at = head; at < tail; at += STRIDE) {
-    if (queue[at + 1] === id) return true;
-  }
-  return false;
-}
-
 function enqueue(fn, id, resource, a, b, c, d, e, f, g, h, i) {
   if (tail === queue.length) queue.push(fn, id, resource, a, b, c, d, e, f, g, h, i);
   else {
@@ -149,4 +141,4 @@ function dropConnection(id) {
   tail = to;
 }
 
-module.exports = { setup, waiting, holds, enqueue };
+module.exports = { setup, waiting, enqueue };

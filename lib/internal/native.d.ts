@@ -29,7 +29,7 @@ export interface Binding {
   serverClose(sid: number): number;
   serverFree(sid: number): number;
   serverRef(sid: number, on: boolean): void;
-  serverConns(sid: number, idleOnly: boolean, close: boolean): number[];
+  serverConns(sid: number, idleOnly: boolean): number[];
   respond(id: number, seq: number, status: number, reason: string | undefined | null, headerLines: string, body: string | Uint8Array | undefined | null, flags: number, trailers: string | undefined | null): number;
   send(id: number, seq: number, head: string, body: string | Uint8Array | undefined | null, flags: number, trailers: string | undefined | null): number;
   finish(id: number, seq: number, close: boolean): void;

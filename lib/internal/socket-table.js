@@ -22,6 +22,14 @@ class SocketTable {
     this.slots[id & this.mask] = socket;
   }
 
+  /** Calls `fn(socket)` for every socket in the table. */
+  forEach(fn) {
+    const slots = this.slots;
+    for (let i = 0; i < slots.length; i++) {
+      if (slots[i] !== undefined) fn(slots[i]);
+    }
+  }
+
   delete(id) {
     const i = id & this.mask;
     const s = this.slots[i];

@@ -201,7 +201,7 @@ const EXPORTS: &[Export] = &[
     ),
     ex(
         "serverConns",
-        &[SID, ("idleOnly", Ty::Bool), ("close", Ty::Bool)],
+        &[SID, ("idleOnly", Ty::Bool)],
         "number[]",
         server::conns,
     ),

@@ -248,19 +248,9 @@ export!(set_ref, |a| {
     undef(&a)
 });
 
-// serverConns(sid, idleOnly, close) -> ids (closing them natively when `close`)
+// serverConns(sid, idleOnly) -> ids: JS decides which to destroy (closeIdleConnections).
 export!(conns, |a| {
-    let (sid, idle, close) = (a.u32(0), a.bool(1), a.bool(2));
-    let ids = reactor::with(|r| {
-        let ids = r.server_conns(sid, idle);
-        if close {
-            for &id in &ids {
-                r.close_conn(id, 0);
-            }
-        }
-        ids
-    })
-    .unwrap_or_default();
+    let ids = reactor::with(|r| r.server_conns(a.u32(0), a.bool(1))).unwrap_or_default();
     let vals: Vec<Value> = ids.iter().map(|&id| napi::f64v(a.env, id as f64)).collect();
     napi::array(a.env, &vals)
 });

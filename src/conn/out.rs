@@ -89,12 +89,11 @@ struct Queue {
     /// coming and going.
     total_in: u64,
     total_out: u64,
-    /// Where bytes of responses released from `later` begin (a position), until the batch
-    /// that released them ends: node writes such responses only on the earlier one's
-    /// 'finish' (a tick later), so a destroy in the same batch must not send them.
-    tentative: Option<u64>,
-    /// The response whose bytes begin at `tentative`.
-    tentative_seq: u32,
+    /// Responses released from `later` (their seq, and where their bytes begin), oldest
+    /// first, until the batch that released them ends: node writes each only on the 'finish'
+    /// of the one before (a tick later), so a destroy in the same batch sends none of them
+    /// but those JS has given the socket to by then (`confirm_through`).
+    tentative: VecDeque<(u32, u64)>,
     later: VecDeque<Later>,
     /// Emptied owned buffers, for the caller to reuse.
     spare: Vec<Vec<u8>>,
@@ -120,7 +119,7 @@ impl Queue {
     fn is_idle(&self) -> bool {
         self.segs.is_empty()
             && self.later.is_empty()
-            && self.tentative.is_none()
+            && self.tentative.is_empty()
             && self.spare.is_empty()
     }
 
@@ -311,9 +310,8 @@ impl OutQueue {
             let Some(l) = q.later.pop_front() else {
                 break;
             };
-            if q.tentative.is_none() && !l.bytes.is_empty() {
-                q.tentative = Some(q.total_in);
-                q.tentative_seq = self.active;
+            if !l.bytes.is_empty() {
+                q.tentative.push_back((self.active, q.total_in));
             }
             let done = l.done;
             let close = l.close;
@@ -334,22 +332,22 @@ impl OutQueue {
         completed
     }
 
-    /// Marks everything queued from now on as tentative (see the field), unless already.
+    /// The active response's bytes from now on are tentative (see the field): JS ended it
+    /// while it waited.
     pub fn mark_tentative(&mut self) {
         let active = self.active;
         let q = self.q();
-        if q.tentative.is_none() {
-            q.tentative = Some(q.total_in);
-            q.tentative_seq = active;
+        if q.tentative.back().is_none_or(|&(seq, _)| seq != active) {
+            q.tentative.push_back((active, q.total_in));
         }
     }
 
     /// JS gave the socket to response `seq` (node's assignSocket, on the earlier one's
-    /// 'finish'): node has written it, so tentative bytes from it on may go out.
+    /// 'finish'): node has written it and those before, not those after.
     pub fn confirm_through(&mut self, seq: u32) {
         if let Some(q) = self.q.as_mut() {
-            if q.tentative.is_some() && seq >= q.tentative_seq {
-                q.tentative = None;
+            while q.tentative.front().is_some_and(|&(s, _)| s <= seq) {
+                q.tentative.pop_front();
             }
         }
     }
@@ -357,7 +355,7 @@ impl OutQueue {
     /// The batch that released tentative bytes ended: they may go out.
     pub fn confirm(&mut self) {
         if let Some(q) = self.q.as_mut() {
-            q.tentative = None;
+            q.tentative.clear();
         }
     }
 
@@ -389,7 +387,7 @@ impl OutQueue {
         };
         let mut limit = q.unsent();
         if confirmed_only {
-            if let Some(t) = q.tentative {
+            if let Some(&(_, t)) = q.tentative.front() {
                 limit = limit.min(t.saturating_sub(q.total_out) as usize);
             }
         }
@@ -436,7 +434,7 @@ impl OutQueue {
             q.pop_front();
         }
         if q.total_in == q.total_out {
-            q.tentative = None;
+            q.tentative.clear();
         }
     }
 
@@ -452,7 +450,7 @@ impl OutQueue {
             q.later.clear();
             q.front_pos = 0;
             q.total_out = q.total_in;
-            q.tentative = None;
+            q.tentative.clear();
         }
     }
 }
@@ -518,13 +516,19 @@ mod tests {
         assert_eq!(written(&mut q, false), b"A");
     }
 
-    #[test]
-    fn released_responses_are_tentative_until_confirmed() {
+    /// Response B (seq 1) ended while it waited, then A (seq 0): B is released behind A.
+    fn b_released_behind_a() -> OutQueue {
         let mut q = OutQueue::default();
         q.push(1, b"B".to_vec());
         q.finish(1, false);
         q.push(0, b"A".to_vec());
         q.finish(0, false);
+        q
+    }
+
+    #[test]
+    fn released_responses_are_tentative_until_confirmed() {
+        let mut q = b_released_behind_a();
         assert_eq!(written(&mut q, true), b"A");
         assert!(!q.is_flushed());
         q.confirm();
@@ -533,11 +537,7 @@ mod tests {
 
     #[test]
     fn tentative_bytes_go_once_js_assigned_their_response() {
-        let mut q = OutQueue::default();
-        q.push(1, b"B".to_vec());
-        q.finish(1, false);
-        q.push(0, b"A".to_vec());
-        q.finish(0, false);
+        let mut q = b_released_behind_a();
         // The socket still belongs to A in JS: B is not node's to send yet.
         q.confirm_through(0);
         assert_eq!(written(&mut q, true), b"A");
@@ -545,6 +545,21 @@ mod tests {
         // A's 'finish' gave the socket to B: node has written B.
         q.confirm_through(1);
         assert_eq!(written(&mut q, true), b"B");
+    }
+
+    #[test]
+    fn a_response_released_behind_a_released_one_waits_for_its_own_turn() {
+        let mut q = OutQueue::default();
+        q.push(2, b"C".to_vec());
+        q.finish(2, false);
+        q.push(1, b"B".to_vec());
+        q.finish(1, false);
+        q.push(0, b"A".to_vec());
+        q.finish(0, false);
+        q.confirm_through(1);
+        assert_eq!(written(&mut q, true), b"AB");
+        q.confirm_through(2);
+        assert_eq!(written(&mut q, true), b"C");
     }
 
     #[test]

@@ -153,9 +153,9 @@ impl Reactor {
         self.set_paused(id, false);
     }
 
-    /// Closes now; with `reset` the peer gets an RST (socket.resetAndDestroy()).
-    /// Closes connection `id` (RST with `reset`). `assigned`: the response JS's socket
-    /// belongs to, whose bytes node has written by now (see `OutQueue::confirm_through`).
+    /// Closes connection `id` now; with `reset` the peer gets an RST (socket.resetAndDestroy()).
+    /// `assigned`: the response JS's socket belongs to, whose bytes node has written by now
+    /// (see `OutQueue::confirm_through`).
     pub fn destroy(&mut self, id: u64, reset: bool, assigned: Option<u32>) {
         if let Some(c) = self.conn(id) {
             if reset {

@@ -8,6 +8,7 @@
 // logged, and anything thrown out of a listener or the server's code is collected.
 const net = require('node:net');
 const { pipeline, Writable } = require('node:stream');
+const { ResponseParser } = require('../wire/helpers');
 
 /** A small seeded generator (mulberry32): a sequence is replayed from its seed. */
 function rng(seed) {
@@ -55,60 +56,22 @@ function racy(seq) {
 
 const BODY = 'b'.repeat(64);
 const REQUESTS = {
-  get: ['GET /1 HTTP/1.1\r\nHost: x\r\n\r\n'],
-  getClose: ['GET /1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
-  post: [`POST /1 HTTP/1.1\r\nHost: x\r\nContent-Length: ${BODY.length * 2}\r\n\r\n${BODY}${BODY}`],
+  get: 'GET /1 HTTP/1.1\r\nHost: x\r\n\r\n',
+  getClose: 'GET /1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+  post: `POST /1 HTTP/1.1\r\nHost: x\r\nContent-Length: ${BODY.length * 2}\r\n\r\n${BODY}${BODY}`,
   // Half the body: the rest never comes (the client's FIN ends the message short).
-  postPartial: [`POST /1 HTTP/1.1\r\nHost: x\r\nContent-Length: ${BODY.length * 2}\r\n\r\n${BODY}`],
-  pipelined: ['GET /1 HTTP/1.1\r\nHost: x\r\n\r\nGET /2 HTTP/1.1\r\nHost: x\r\n\r\n'],
-  abort: ['GET /1 HTTP/1.1\r\nHost: x\r\n\r\n'],
-  abortPost: [`POST /1 HTTP/1.1\r\nHost: x\r\nContent-Length: ${BODY.length * 2}\r\n\r\n${BODY}`],
+  postPartial: `POST /1 HTTP/1.1\r\nHost: x\r\nContent-Length: ${BODY.length * 2}\r\n\r\n${BODY}`,
+  pipelined: 'GET /1 HTTP/1.1\r\nHost: x\r\n\r\nGET /2 HTTP/1.1\r\nHost: x\r\n\r\n',
+  abort: 'GET /1 HTTP/1.1\r\nHost: x\r\n\r\n',
+  abortPost: `POST /1 HTTP/1.1\r\nHost: x\r\nContent-Length: ${BODY.length * 2}\r\n\r\n${BODY}`,
 };
 const EXPECTED = { pipelined: 2 };
 
-/** Complete responses in `text` (Content-Length, chunked, or none for a bodiless status). */
-function responses(text) {
-  const out = [];
-  let i = 0;
-  for (;;) {
-    const headEnd = text.indexOf('\r\n\r\n', i);
-    if (headEnd === -1) break;
-    const head = text.slice(i, headEnd);
-    const status = Number(head.slice(9, 12));
-    let at = headEnd + 4;
-    let body = '';
-    const cl = /\r\ncontent-length: *(\d+)/i.exec(head);
-    if (cl) {
-      const len = Number(cl[1]);
-      if (text.length < at + len) break;
-      body = text.slice(at, at + len);
-      at += len;
-    } else if (/\r\ntransfer-encoding: *chunked/i.test(head)) {
-      let done = false;
-      for (;;) {
-        const eol = text.indexOf('\r\n', at);
-        if (eol === -1) break;
-        const size = parseInt(text.slice(at, eol), 16);
-        if (text.length < eol + 2 + size + 2) break;
-        body += text.slice(eol + 2, eol + 2 + size);
-        at = eol + 2 + size + 2;
-        if (size === 0) {
-          done = true;
-          break;
-        }
-      }
-      if (!done) break;
-    }
-    out.push(`${status} ${body}`);
-    i = at;
-  }
-  return out;
-}
-
 /**
- * Runs `seq` on a server of `impl` (node:http or fast-http); resolves with its log (`hung`
- * when it did not end within `timeoutMs`). `thrown` collects what reached
- * 'uncaughtException' while it ran (the caller installs the listener).
+ * Runs `seq` on a server of `impl` (node:http or fast-http); resolves with its log. It ends
+ * on events: once the client's connection and the server's side of it have closed, and the
+ * ticks and immediates that follow have run. `hung`: that did not happen within
+ * `timeoutMs` (node too leaves some orders hanging: a response nobody ends).
  */
 function runSequence(impl, seq, timeoutMs = 5000) {
   return new Promise((resolve) => {
@@ -119,8 +82,10 @@ function runSequence(impl, seq, timeoutMs = 5000) {
     let requests = 0;
     let serverClosed = false;
     let clientDone = false;
+    /** The server's side of the connection, once a request showed it; and whether it closed. */
+    let sock = null;
+    let sockClosed = false;
     let finished = false;
-    const live = new Set();
     const timer = setTimeout(() => finish(true), timeoutMs);
 
     function finish(hung) {
@@ -134,7 +99,9 @@ function runSequence(impl, seq, timeoutMs = 5000) {
     }
 
     function maybeDone() {
-      if (clientDone && live.size === 0 && !finished) finish(false);
+      if (clientDone && (sock === null || sockClosed)) {
+        setImmediate(() => setImmediate(() => finish(false)));
+      }
     }
 
     function closeServer(tag) {
@@ -146,18 +113,15 @@ function runSequence(impl, seq, timeoutMs = 5000) {
 
     server.on('request', (req, res) => {
       const n = ++requests;
-      const sock = req.socket;
-      live.add(res);
+      if (sock === null) sock = req.socket;
+      const socket = req.socket;
       req.setMaxListeners(0);
       req.on('error', (e) => push(`req${n} error ${e.code ?? e.message}`));
       req.on('aborted', () => push(`req${n} aborted`));
       res.on('finish', () => push(`res${n} finish`));
-      res.on('close', () => {
-        push(`res${n} close`);
-        live.delete(res);
-        setImmediate(maybeDone);
-      });
+      res.on('close', () => push(`res${n} close`));
       res.on('error', (e) => push(`res${n} error ${e.code ?? e.message}`));
+      const answer = (text) => !res.writableEnded && !res.destroyed && res.end(text);
       const ops = {
         end: () => res.end(`ok${n}`),
         writeEnd: () => {
@@ -178,7 +142,7 @@ function runSequence(impl, seq, timeoutMs = 5000) {
           },
         }), (err) => {
           push(`pipeline${n} ${err ? err.message : 'ok'}`);
-          if (!res.writableEnded && !res.destroyed) res.end(`pf${n}`);
+          answer(`pf${n}`);
         }),
         forAwaitBreak: () => {
           (async () => {
@@ -186,10 +150,13 @@ function runSequence(impl, seq, timeoutMs = 5000) {
             // eslint-disable-next-line no-unused-vars
             for await (const chunk of req) break;
             push(`loop${n} out`);
-            if (!res.writableEnded && !res.destroyed) res.end(`fa${n}`);
-          })().catch((e) => push(`loop${n} error ${e.code ?? e.message}`));
+            answer(`fa${n}`);
+          })().catch((e) => {
+            push(`loop${n} error ${e.code ?? e.message}`);
+            answer(`fe${n}`);
+          });
         },
-        destroySocket: () => sock.destroy(),
+        destroySocket: () => socket.destroy(),
         resDestroy: () => res.destroy(),
         closeServer: () => closeServer(`close${n}`),
         closeIdle: () => server.closeIdleConnections(),
@@ -206,19 +173,17 @@ function runSequence(impl, seq, timeoutMs = 5000) {
     });
 
     server.listen(0, '127.0.0.1', () => {
-      const parts = REQUESTS[seq.client];
       const expected = EXPECTED[seq.client] ?? 1;
+      const parser = new ResponseParser([], { keepBodies: true });
       const c = net.connect(server.address().port, '127.0.0.1');
-      let text = '';
       let ended = false;
-      c.setEncoding('latin1');
       c.on('connect', () => {
-        c.write(parts[0]);
+        c.write(REQUESTS[seq.client]);
         if (racy(seq)) setImmediate(() => c.destroy());
       });
       c.on('data', (d) => {
-        text += d;
-        if (!ended && responses(text).length >= expected) {
+        parser.push(d);
+        if (!ended && parser.final >= expected) {
           ended = true;
           c.end();
         }
@@ -226,9 +191,20 @@ function runSequence(impl, seq, timeoutMs = 5000) {
       c.on('error', (e) => push(`client error ${e.code}`));
       c.on('close', () => {
         // The client's view: the complete responses it got, and who ended the connection.
-        push(`client got [${responses(text).join(' | ')}]${ended ? '' : ' closed by server'}`);
+        const got = parser.bodies.map((body, i) => `${parser.statuses[i]} ${body}`);
+        push(`client got [${got.join(' | ')}]${ended ? '' : ' closed by server'}`);
         clientDone = true;
-        setImmediate(maybeDone);
+        // Listened for only now: a 'close' listener of its own would change the socket's
+        // listener store for the whole sequence.
+        if (sock !== null && !sock.closed) {
+          sock.once('close', () => {
+            sockClosed = true;
+            maybeDone();
+          });
+        } else {
+          sockClosed = true;
+        }
+        maybeDone();
       });
     });
   });

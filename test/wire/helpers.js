@@ -103,10 +103,13 @@ function newObserver() {
 //
 // Incremental so that the 10 MB cases don't re-scan or re-concat the whole
 // buffer on every 'data' event. It only needs to know where each response
-// ends, so that exchange() can stop after N responses on a kept-alive socket.
+// ends, so that exchange() can stop after N responses on a kept-alive socket;
+// with `keepBodies`, `bodies` holds each complete response's body (latin1).
 
 class ResponseParser {
-  constructor(methods = []) {
+  constructor(methods = [], { keepBodies = false } = {}) {
+    this.bodies = keepBodies ? [] : null;
+    this.body = '';
     this.methods = methods; // request method per final response, default GET
     this.final = 0; // complete non-1xx responses
     this.interim = 0; // complete 1xx responses
@@ -137,6 +140,7 @@ class ResponseParser {
         }
         case 'length': {
           const n = Math.min(this.remaining, chunk.length - i);
+          this.keep(chunk, i, n);
           this.remaining -= n;
           i += n;
           if (this.remaining === 0) this.done();
@@ -159,6 +163,7 @@ class ResponseParser {
         }
         case 'chunk-data': {
           const n = Math.min(this.remaining, chunk.length - i);
+          this.keep(chunk, i, n);
           this.remaining -= n;
           i += n;
           if (this.remaining === 0) this.state = 'chunk-crlf';
@@ -231,9 +236,17 @@ class ResponseParser {
     }
   }
 
+  keep(chunk, i, n) {
+    if (this.bodies !== null) this.body += chunk.toString('latin1', i, i + n);
+  }
+
   done() {
     this.final++;
     this.state = 'head';
+    if (this.bodies !== null) {
+      this.bodies.push(this.body);
+      this.body = '';
+    }
   }
 }
 
