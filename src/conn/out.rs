@@ -516,19 +516,20 @@ mod tests {
         assert_eq!(written(&mut q, false), b"A");
     }
 
-    /// Response B (seq 1) ended while it waited, then A (seq 0): B is released behind A.
-    fn b_released_behind_a() -> OutQueue {
+    /// Responses 0.. with these bodies, ended last first: each one after the first ended
+    /// while it waited, and is released when the one before it ends.
+    fn ended_last_first(bodies: &[&[u8]]) -> OutQueue {
         let mut q = OutQueue::default();
-        q.push(1, b"B".to_vec());
-        q.finish(1, false);
-        q.push(0, b"A".to_vec());
-        q.finish(0, false);
+        for (seq, body) in bodies.iter().enumerate().rev() {
+            q.push(seq as u32, body.to_vec());
+            q.finish(seq as u32, false);
+        }
         q
     }
 
     #[test]
     fn released_responses_are_tentative_until_confirmed() {
-        let mut q = b_released_behind_a();
+        let mut q = ended_last_first(&[b"A", b"B"]);
         assert_eq!(written(&mut q, true), b"A");
         assert!(!q.is_flushed());
         q.confirm();
@@ -537,7 +538,7 @@ mod tests {
 
     #[test]
     fn tentative_bytes_go_once_js_assigned_their_response() {
-        let mut q = b_released_behind_a();
+        let mut q = ended_last_first(&[b"A", b"B"]);
         // The socket still belongs to A in JS: B is not node's to send yet.
         q.confirm_through(0);
         assert_eq!(written(&mut q, true), b"A");
@@ -549,13 +550,7 @@ mod tests {
 
     #[test]
     fn a_response_released_behind_a_released_one_waits_for_its_own_turn() {
-        let mut q = OutQueue::default();
-        q.push(2, b"C".to_vec());
-        q.finish(2, false);
-        q.push(1, b"B".to_vec());
-        q.finish(1, false);
-        q.push(0, b"A".to_vec());
-        q.finish(0, false);
+        let mut q = ended_last_first(&[b"A", b"B", b"C"]);
         q.confirm_through(1);
         assert_eq!(written(&mut q, true), b"AB");
         q.confirm_through(2);
