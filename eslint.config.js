@@ -36,6 +36,21 @@ module.exports = [
     },
   },
   {
+    // The server takes its timers, ticks and clock when it loads (lib/internal/scheduling.js),
+    // as node's modules do: fake timers installed by a test must not catch them (issue #30).
+    files: ['lib/**/*.js'],
+    ignores: ['lib/internal/scheduling.js'],
+    rules: {
+      'no-restricted-globals': ['error',
+        ...['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate',
+          'clearImmediate', 'queueMicrotask', 'Date', 'performance'].map((name) => ({
+          name, message: 'take it from lib/internal/scheduling.js',
+        }))],
+      'no-restricted-properties': ['error',
+        { object: 'process', property: 'nextTick', message: 'take it from lib/internal/scheduling.js' }],
+    },
+  },
+  {
     files: ['**/*.mjs'],
     languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: { ...globals.node } },
   },

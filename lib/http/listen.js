@@ -4,6 +4,7 @@
 // backlogs, signals), and the same cluster behaviour: a worker asks the primary for the
 // server (cluster._getServer) and serves what it hands over, so workers share one port
 // (round-robin connections, or the shared listening socket with SCHED_NONE).
+const { nextTick } = require('../internal/scheduling');
 const dns = require('node:dns');
 const { binding, servers } = require('../internal/native');
 const errors = require('../internal/errors');
@@ -140,7 +141,7 @@ function addAbortSignal(server, options) {
   }
   const onAborted = () => server.close();
   if (signal.aborted) {
-    process.nextTick(onAborted);
+    nextTick(onAborted);
   } else {
     signal.addEventListener('abort', onAborted, { once: true });
     server.once('close', () => signal.removeEventListener('abort', onAborted));
@@ -229,7 +230,7 @@ function listenHere(server, address, port, backlog, fd, flags) {
   }
   if (port === -1) {
     const r = binding.listenUnix(server[kNativeSid](), address, backlog);
-    if (r < 0) process.nextTick(emitError, server, errors.uvException(r, 'listen', address));
+    if (r < 0) nextTick(emitError, server, errors.uvException(r, 'listen', address));
     else listening(server, address);
     return;
   }
@@ -242,7 +243,7 @@ function listenHere(server, address, port, backlog, fd, flags) {
   // node's listen. A port in use is reported for `::`, as node does.
   const r = binding.listenTcp(server[kNativeSid](), '::', port, backlog, reusePort, ipv6Only);
   if (r === UV_EADDRINUSE) {
-    process.nextTick(emitError, server, errors.uvException(r, 'listen', '::', port));
+    nextTick(emitError, server, errors.uvException(r, 'listen', '::', port));
   } else if (typeof r === 'number') {
     listenTcp(server, '0.0.0.0', port, backlog, reusePort, false);
   } else {
@@ -253,7 +254,7 @@ function listenHere(server, address, port, backlog, fd, flags) {
 function listenTcp(server, host, port, backlog, reusePort, ipv6Only) {
   const r = binding.listenTcp(server[kNativeSid](), host, port, backlog, reusePort, ipv6Only);
   if (typeof r === 'number') {
-    process.nextTick(emitError, server, errors.uvException(r, 'listen', host, port));
+    nextTick(emitError, server, errors.uvException(r, 'listen', host, port));
     return;
   }
   listening(server, { address: r[0], family: r[2], port: r[1] });
@@ -263,7 +264,7 @@ function listenTcp(server, host, port, backlog, reusePort, ipv6Only) {
 function adopt(server, fd, backlog, dup, address, port) {
   const r = binding.adoptListener(server[kNativeSid](), fd, backlog | 0, dup);
   if (typeof r === 'number') {
-    process.nextTick(emitError, server, errors.uvException(r, 'listen', address, port));
+    nextTick(emitError, server, errors.uvException(r, 'listen', address, port));
     return;
   }
   listening(server, typeof r === 'string' ? r : { address: r[0], family: r[2], port: r[1] });
@@ -280,7 +281,7 @@ function listening(server, address) {
     `${address.family === 'IPv6' ? 6 : 4}:${address.address}:${address.port}`;
   if (server._unref) binding.serverRef(server[kSid], false);
   if (serverListen?.hasSubscribers) serverListen.asyncEnd.publish({ server });
-  process.nextTick(emitListening, server);
+  nextTick(emitListening, server);
 }
 
 function emitListening(server) {

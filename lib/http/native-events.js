@@ -2,6 +2,7 @@
 // The addon's callbacks (init() registers them): each finds the server, socket or request an
 // event concerns and hands it to node's server logic (server-logic.js) or to the upgrade
 // hand-off (upgrade-handoff.js); the socket's own events go to the socket facade.
+const { nextTick } = require('../internal/scheduling');
 const { F_UPGRADE, F_QUEUED } = require('../internal/native').flags;
 const { binding, servers, sockets, init } = require('../internal/native');
 const { AsyncResource, executionAsyncId, triggerAsyncId } = require('node:async_hooks');
@@ -199,7 +200,7 @@ function onInternalError(sid, message) {
   err.code = 'ERR_FAST_HTTP_INTERNAL';
   const server = servers[sid];
   if (server !== undefined) server.emit('error', err);
-  else process.nextTick(throwError, err);
+  else nextTick(throwError, err);
 }
 
 /**

@@ -3,6 +3,7 @@
 // implicit head (lib/_http_outgoing.js, lib/_http_server.js), ported so the addon can write
 // the head: the user's header lines come back as one string, and what node would append
 // (Date, Connection, Keep-Alive, Content-Length, Transfer-Encoding) as flag bits.
+const { Date } = require('../internal/scheduling');
 const {
   R_DATE, R_CONN_KEEP_ALIVE, R_CONN_CLOSE, R_CONTENT_LENGTH,
   R_CHUNKED, R_NO_BODY, R_CLOSE_AFTER, R_KA_TIMEOUT,

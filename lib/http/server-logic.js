@@ -3,6 +3,7 @@
 // resOnFinish, socketOnTimeout, socketOnError, ...) with the parser and net.Socket replaced
 // by the addon; native-events.js calls it. No per-request closures: listeners are shared
 // functions using `this`.
+const { nextTick } = require('../internal/scheduling');
 const {
   F_HTTP11, F_KEEP_ALIVE, F_UPGRADE, F_EXPECT_CONTINUE,
   F_EXPECT_OTHER, F_BODY_DONE, F_HOST, F_CONTENT_LENGTH, F_CHUNKED, F_INVALID_TE,
@@ -287,7 +288,7 @@ function releaseWaiting(res) {
   res.outputSize = 0;
   for (let i = 0; i < outputData.length; i++) {
     const cb = outputData[i].callback;
-    if (typeof cb === 'function') process.nextTick(cb);
+    if (typeof cb === 'function') nextTick(cb);
   }
   if (res.finished) res._finish();
 }
@@ -319,7 +320,7 @@ function resOnFinish() {
   const owner = socket._httpMessage === res;
   if (owner) detachSocket(res, socket);
   clearIncoming(req, socket);
-  process.nextTick(emitCloseNT, res);
+  nextTick(emitCloseNT, res);
   if (!endedNatively(res)) {
     // Written through the socket (node's own path): tell the addon the response is over.
     binding.finish(socket[kId], res[kSeq], !!res._last);

@@ -3,6 +3,7 @@
 // holds) with listening, accepting and connection bookkeeping in the addon. Settings that
 // the addon acts on (timeouts, keep-alive, header size, which events have listeners) are
 // accessors that push the new values down when they change.
+const { setInterval, clearInterval, nextTick } = require('../internal/scheduling');
 const {
   S_HAS_CONNECTION, S_HAS_TIMEOUT, S_HAS_UPGRADE,
   S_HAS_CONNECT, S_NO_DELAY, S_KEEP_ALIVE, S_HALF_OPEN,
@@ -377,7 +378,7 @@ function setupConnectionsTracking() {
     setInterval(noop, this.connectionsCheckingInterval || 30000).unref();
   // An emit wrapped in a listen callback or a later 'listening' listener: seen before the
   // first connection can be accepted (the loop polls only after this tick).
-  process.nextTick(watchEmitAgain, this);
+  nextTick(watchEmitAgain, this);
 }
 
 function watchEmitAgain(server) {
@@ -433,7 +434,7 @@ Server.prototype.close = function close(cb) {
   this[kClosing] = true;
   releaseHandles(this);
   const remaining = (open === 0 ? 0 : binding.serverClose(sid)) + this[kFallbackSockets].size;
-  if (remaining === 0) process.nextTick(emitCloseIfDrained, this);
+  if (remaining === 0) nextTick(emitCloseIfDrained, this);
   return this;
 };
 
@@ -448,7 +449,7 @@ function emitCloseIfDrained(server) {
 }
 
 Server.prototype[kConnectionGone] = function connectionGone() {
-  if (this[kClosing] && !this[kListening]) process.nextTick(emitCloseIfDrained, this);
+  if (this[kClosing] && !this[kListening]) nextTick(emitCloseIfDrained, this);
 };
 
 Server.prototype._onDrained = function _onDrained() {
@@ -486,7 +487,7 @@ function connectionCount(server) {
 
 Server.prototype.getConnections = function getConnections(cb) {
   const n = connectionCount(this);
-  if (typeof cb === 'function') process.nextTick(cb, null, n);
+  if (typeof cb === 'function') nextTick(cb, null, n);
   return this;
 };
 

@@ -7,6 +7,7 @@
 //     of the task, so what follows waits in the Writable and all of it goes out together.
 //   - An app's backlog stays in JS as references: the addon takes chunks only while its
 //     queue is under the high-water mark, and asks for more when it drains.
+const { queueMicrotask } = require('../internal/scheduling');
 const net = require('node:net');
 const { Duplex } = require('node:stream');
 const { isUint8Array } = require('node:util/types');

@@ -3,6 +3,7 @@
 // 'connect', the raw byte stream): a Duplex whose prototype chain includes net.Socket's, so
 // `instanceof net.Socket` holds, with the net.Socket surface apps use backed by the native
 // connection. In HTTP mode the addon parses the bytes; in raw mode they arrive as 'data'.
+const { clearTimeout, setImmediate } = require('../internal/scheduling');
 const net = require('node:net');
 const { Duplex, Readable } = require('node:stream');
 const { defineLazyGetters, materialize, kLazy } = require('../internal/lazy-duplex');

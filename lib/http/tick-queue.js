@@ -12,6 +12,7 @@
 // other callbacks run in too), as node's run in the parser's: AsyncLocalStorage and
 // executionAsyncResource() see what they see there. One tick per read, not per event.
 
+const { nextTick } = require('../internal/scheduling');
 const STRIDE = 12;
 
 /**
@@ -57,7 +58,7 @@ function enqueue(fn, id, resource, a, b, c, d, e, f, g, h, i) {
   if (running) return;
   if (!scheduled) {
     scheduled = true;
-    process.nextTick(runQueued);
+    nextTick(runQueued);
   }
 }
 
@@ -121,7 +122,7 @@ function afterThrow(fn, id, args) {
   if (head < tail) {
     if (!scheduled) {
       scheduled = true;
-      process.nextTick(runQueued);
+      nextTick(runQueued);
     }
   } else {
     head = 0;

@@ -16,6 +16,7 @@
 // file loads, so it follows the running Node version (Node 24 dumps with read(0), Node 20
 // with resume()). The stand-in is an own property, so it survives an app swapping the
 // request's prototype; node's getters then make the state real.
+const { nextTick } = require('./scheduling');
 const { Readable } = require('node:stream');
 const { inspect } = require('node:util');
 const { NodeIncomingMessage } = require('./node-internals');
@@ -74,7 +75,10 @@ function publicValues(req) {
  */
 function probe() {
   let ticks = [];
-  const nextTick = process.nextTick;
+  // node's streams look up process.nextTick at each call: the probe records theirs.
+  // eslint-disable-next-line no-restricted-properties
+  const original = process.nextTick;
+  // eslint-disable-next-line no-restricted-properties
   process.nextTick = function record(fn, ...args) {
     ticks.push(() => fn(...args));
   };
@@ -110,7 +114,8 @@ function probe() {
       final: changes(fresh, snapshot(state, keys)),
     };
   } finally {
-    process.nextTick = nextTick;
+    // eslint-disable-next-line no-restricted-properties
+    process.nextTick = original;
   }
 }
 
@@ -149,7 +154,7 @@ function chainTick() {
   if (watchedCount > watchedHead) endWatched();
   if (ticks < runUntil) {
     scheduled = true;
-    process.nextTick(chainTick);
+    nextTick(chainTick);
   }
 }
 
@@ -166,7 +171,7 @@ function step(levels) {
     if (ticks + levels > runUntil) runUntil = ticks + levels;
     if (!scheduled) {
       scheduled = true;
-      process.nextTick(chainTick);
+      nextTick(chainTick);
     }
   }
   return ticks;
