@@ -8,6 +8,7 @@ const { nextTick } = require('../internal/scheduling');
 const dns = require('node:dns');
 const { binding, servers } = require('../internal/native');
 const errors = require('../internal/errors');
+const openHandles = require('./open-handles');
 const { kSid, kListening, kAddress } = require('../internal/symbols');
 const { serverListen } = require('./diagnostics');
 const { handleOwnerSymbol } = require('../internal/node-internals');
@@ -274,6 +275,7 @@ const listeningHandle = Object.freeze({ fastHttp: true });
 
 function listening(server, address) {
   servers[server[kNativeSid]()] = server;
+  openHandles.serverOpened(server);
   server[kListening] = true;
   server[kAddress] = address;
   server._handle = listeningHandle;

@@ -291,12 +291,16 @@ function onQueuedThrow(fn, id, args) {
  * what JS runs from its tick queue runs in it. One per connection, as node's parser has one.
  */
 function newResource() {
-  return new ConnectionResource();
+  const resource = new ConnectionResource();
+  // Its own ids are never entered (adoptIds gives it the context's): async_hooks see them end
+  // at once, not hold an open resource until the object is collected.
+  resource.emitDestroy();
+  return resource;
 }
 
 class ConnectionResource extends AsyncResource {
   constructor() {
-    super('HTTPINCOMINGMESSAGE');
+    super('HTTPINCOMINGMESSAGE', { requireManualDestroy: true });
     this.adopted = false;
   }
 }

@@ -32,6 +32,7 @@ const diagnostics = require('./diagnostics');
 const {
   listen: listenWith, releaseHandles, refHandles, kNativeSid, kReleaseNative,
 } = require('./listen');
+const { serverClosed } = require('./open-handles');
 const { defineUpgradeCallback, initUpgradeCallback } = require('./upgrade-callback');
 
 /** node's isLenient(): the process-wide --insecure-http-parser flag. */
@@ -433,6 +434,7 @@ Server.prototype.close = function close(cb) {
   this._handle = null;
   this[kClosing] = true;
   releaseHandles(this);
+  serverClosed(this);
   const remaining = (open === 0 ? 0 : binding.serverClose(sid)) + this[kFallbackSockets].size;
   if (remaining === 0) nextTick(emitCloseIfDrained, this);
   return this;

@@ -7,6 +7,7 @@ const { clearTimeout, setImmediate } = require('../internal/scheduling');
 const net = require('node:net');
 const { Duplex, Readable } = require('node:stream');
 const { defineLazyGetters, materialize, kLazy } = require('../internal/lazy-duplex');
+const openHandles = require('./open-handles');
 const { WritingSocket, coalesceWrites, sendHeldWrites } = require('./socket-write');
 const { binding, sockets, defaults } = require('../internal/native');
 const errors = require('../internal/errors');
@@ -73,6 +74,7 @@ const FastSocket = class Socket extends WritingSocket {
     this._bytesRead = 0;
     this._bytesWritten = 0;
     sockets.set(id, this);
+    openHandles.socketOpened(this, server);
     binding.watch(id, true);
     this.on('end', onReadableStreamEnd);
     this.on('newListener', onSocketNewListener);
@@ -250,6 +252,7 @@ const FastSocket = class Socket extends WritingSocket {
     const patched = NetSocketProto.ref;
     if (patched !== nodeRef) return callPatched(this, patched, arguments);
     if (!this[kClosed]) binding.connRef(this[kId], true);
+    openHandles.socketRef(this, true);
     return this;
   }
 
@@ -257,6 +260,7 @@ const FastSocket = class Socket extends WritingSocket {
     const patched = NetSocketProto.unref;
     if (patched !== nodeUnref) return callPatched(this, patched, arguments);
     if (!this[kClosed]) binding.connRef(this[kId], false);
+    openHandles.socketRef(this, false);
     return this;
   }
 
@@ -416,11 +420,13 @@ class ForwardingHandle {
   ref() {
     const s = this.socket;
     if (!s[kClosed]) binding.connRef(s[kId], true);
+    openHandles.socketRef(s, true);
   }
 
   unref() {
     const s = this.socket;
     if (!s[kClosed]) binding.connRef(s[kId], false);
+    openHandles.socketRef(s, false);
   }
 
   getsockname(out) {
@@ -532,6 +538,8 @@ function closeAtClosePhase(socket, hadError) {
 }
 
 function emitClose(socket, hadError) {
+  // node's TCP handle is listed until its close callback, where 'close' is emitted.
+  openHandles.socketClosed(socket);
   socket.emit('close', hadError);
 }
 

@@ -54,6 +54,8 @@ module.exports = {
    * server's _emitCloseIfDrained): a closing server's 'close' is due a tick later.
    */
   kConnectionGone: Symbol('fast-http.connectionGone'),
+  /** A server's or socket's stand-in for node's TCP handle (lib/http/open-handles.js). */
+  kHandleResource: Symbol('fast-http.handleResource'),
   /** A server's method that re-decides them when `emit` changed. */
   kWatchEmit: Symbol('fast-http.watchEmit'),
 };
