@@ -148,6 +148,17 @@ class WritingSocket extends LazyDuplex {
     }
   }
 
+  /**
+   * The addon closed the connection cleanly (it closes only once its queue is written) while
+   * end() waited for the FIN to go out: the writable side finished, as node's shutdown
+   * completes before its handle closes. Returns whether end() was waiting.
+   */
+  _finalOnClose() {
+    if (this[kFinalCallback] === null) return false;
+    this._onShutdown();
+    return true;
+  }
+
   _releaseWrites(err) {
     const backlog = this[kBacklog];
     if (backlog !== null) {

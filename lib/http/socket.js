@@ -160,6 +160,8 @@ const FastSocket = class Socket extends WritingSocket {
   _onClose(errno) {
     this[kClosed] = true;
     sockets.delete(this[kId]);
+    // 'finish', then autoDestroy (both sides ended) destroys it, as net.Socket's order.
+    if (errno >= 0 && this.readableEnded && this._finalOnClose()) return;
     if (!this.destroyed) {
       const err = errno < 0 ? errors.connReset(`read ${errnoName(errno)}`) : null;
       if (err) err.errno = errno;
