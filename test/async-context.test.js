@@ -73,3 +73,27 @@ test('handlers and body listeners share their connection\'s async context, as on
     ], 'node:http itself');
     assert.deepEqual(logs['fast-http'], logs['node:http']);
   });
+
+test('a handler\'s executionAsyncResource() has node\'s type and socket', { timeout: 30_000 },
+  async () => {
+    const logs = {};
+    for (const [name, http] of Object.entries(IMPLS)) {
+      logs[name] = await new Promise((resolve) => {
+        const server = http.createServer((req, res) => {
+          const r = ah.executionAsyncResource();
+          const shape = `${r.constructor.name} [${Object.keys(r)}] ${r.type} ` +
+            `socket ${r.socket === req.socket}`;
+          res.end('ok', () => server.close(() => resolve(shape)));
+        });
+        server.listen(0, '127.0.0.1', () => {
+          const c = net.connect(server.address().port, '127.0.0.1', () => {
+            c.end('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+          });
+          c.resume();
+        });
+      });
+    }
+    assert.equal(logs['node:http'], 'HTTPServerAsyncResource [type,socket] HTTPINCOMINGMESSAGE ' +
+      'socket true');
+    assert.equal(logs['fast-http'], logs['node:http']);
+  });

@@ -16,7 +16,7 @@ const {
 const { startUpgrade, upgradeAfterBody, upgradeAsked } = require('./upgrade-handoff');
 const {
   kSeq, kBodyReq, kMode, kUpgradeReq, kTlsSession, kSecureSocket, kSniRequest, kParser,
-  kReadPaused,
+  kReadPaused, kAdopted,
 } = require('../internal/symbols');
 
 function onConnection(sid, id) {
@@ -32,8 +32,15 @@ function emitConnection(sid, id) {
 }
 
 function onRequest(sid, id, seq, method, url, headerBlock, flags, body, headEnd) {
+  if (this.socket === null) attachSocket(this, sid, id);
   deliver((flags & F_QUEUED) !== 0, dispatchRequest, id, this, sid, id, seq, method, url,
     headerBlock, flags, body, headEnd);
+}
+
+/** node's parser resource names its socket from the connection on. */
+function attachSocket(resource, sid, id) {
+  const server = servers[sid] ?? sockets.get(id)?.server;
+  if (server != null) resource.socket = socketFor(server, id);
 }
 
 function dispatchRequest(sid, id, seq, method, url, headerBlock, flags, body) {
@@ -270,7 +277,7 @@ function deliver(queue, fn, id, resource, a, b, c, d, e, f, g, h, i) {
     return;
   }
   // A plain object when newResource threw: the queue runs its events without a scope.
-  if (resource.adopted === false) adoptIds(resource);
+  if (resource[kAdopted] === false) adoptIds(resource);
   tickQueue.enqueue(fn, id, resource, a, b, c, d, e, f, g, h, i);
 }
 
@@ -291,17 +298,20 @@ function onQueuedThrow(fn, id, args) {
  * what JS runs from its tick queue runs in it. One per connection, as node's parser has one.
  */
 function newResource() {
-  const resource = new ConnectionResource();
+  const resource = new HTTPServerAsyncResource();
   // Its own ids are never entered (adoptIds gives it the context's): async_hooks see them end
   // at once, not hold an open resource until the object is collected.
   resource.emitDestroy();
   return resource;
 }
 
-class ConnectionResource extends AsyncResource {
+/** Named and shaped as node's parser resource (`type`, `socket`). */
+class HTTPServerAsyncResource extends AsyncResource {
   constructor() {
     super('HTTPINCOMINGMESSAGE', { requireManualDestroy: true });
-    this.adopted = false;
+    this.type = 'HTTPINCOMINGMESSAGE';
+    this.socket = null;
+    this[kAdopted] = false;
   }
 }
 
@@ -312,7 +322,7 @@ class ConnectionResource extends AsyncResource {
  * (since Node 8); where none matches, the resource keeps its own ids.
  */
 function adoptIds(resource) {
-  resource.adopted = true;
+  resource[kAdopted] = true;
   const ownId = resource.asyncId();
   const ownTrigger = resource.triggerAsyncId();
   const id = executionAsyncId();

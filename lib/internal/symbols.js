@@ -56,6 +56,8 @@ module.exports = {
   kConnectionGone: Symbol('fast-http.connectionGone'),
   /** A server's or socket's stand-in for node's TCP handle (lib/http/open-handles.js). */
   kHandleResource: Symbol('fast-http.handleResource'),
+  /** A connection's async resource has the ids of the addon's context for it. */
+  kAdopted: Symbol('fast-http.adopted'),
   /** A server's method that re-decides them when `emit` changed. */
   kWatchEmit: Symbol('fast-http.watchEmit'),
 };
