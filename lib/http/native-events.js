@@ -344,6 +344,14 @@ function onServerDrained(sid) {
 }
 
 tickQueue.setup(onQueuedThrow);
+// A throw from ticks the addon's scope ran (a body's 'data' listener) fails the connection's
+// parser, as node's on_body callback fails: the addon hears of it from here.
+process.on('uncaughtExceptionMonitor', noteUncaught);
+
+function noteUncaught() {
+  binding.noteUncaught();
+}
+
 init({
   onRequest, onBody, onBodyEnd, onDrain, onClose, onReset, onTimeout, onClientError, onConnection,
   onDrop,

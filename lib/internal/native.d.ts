@@ -41,6 +41,7 @@ export interface Binding {
   decideUpgrade(id: number, upgrade: boolean): void;
   discardBody(id: number): void;
   handlerThrew(id: number, at: number, body: boolean): void;
+  noteUncaught(): void;
   tap(id: number, on: boolean): void;
   destroy(id: number, reset: boolean, assigned: number): void;
   shutdown(id: number): void;

@@ -278,6 +278,7 @@ const EXPORTS: &[Export] = &[
         "void",
         socket::handler_threw,
     ),
+    ex("noteUncaught", &[], "void", socket::note_uncaught),
     ex("tap", &[ID, ("on", Ty::Bool)], "void", socket::tap),
     ex(
         "destroy",

@@ -106,6 +106,14 @@ thread_local! {
     static TOUCHED: Cell<bool> = const { Cell::new(false) };
     /// Calls made into JS (the one-crossing-per-response test counts them).
     pub static NATIVE_TO_JS: Cell<u64> = const { Cell::new(0) };
+    /// Node's uncaught-exception path ran (JS's 'uncaughtExceptionMonitor' says so): a tick
+    /// that throws is handled inside the tick queue, so closing a scope leaves none pending.
+    static UNCAUGHT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// An exception went to node's uncaught path (`noteUncaught()`).
+pub fn note_uncaught() {
+    UNCAUGHT.with(|u| u.set(true));
 }
 
 pub fn install(js: JsCtx) {
@@ -277,12 +285,13 @@ pub struct Scope {
 impl Scope {
     /// Closes the callback scope (JS runs its ticks and promise jobs, as at the end of one of
     /// node's parser callbacks) and opens the next one in the same context.
-    fn boundary(&mut self) {
+    fn boundary(&mut self) -> bool {
+        let mut pending = false;
+        UNCAUGHT.with(|u| u.set(false));
         // SAFETY: the callback scope is open (opened in `scope()` or the last boundary) and
         // the handle scope around it stays open; resource and context are live.
         unsafe {
             sys::napi_close_callback_scope(self.env, self.callback);
-            let mut pending = false;
             sys::napi_is_exception_pending(self.env, &mut pending);
             if pending {
                 uncaught(self.env);
@@ -291,6 +300,7 @@ impl Scope {
             sys::napi_open_callback_scope(self.env, resource, self.ctx, &mut self.callback);
         }
         TOUCHED.with(|t| t.set(false));
+        pending || UNCAUGHT.with(Cell::get)
     }
 }
 
@@ -380,8 +390,8 @@ impl Sink for JsSink {
         })
     }
 
-    fn boundary(scope: &mut Scope) {
-        scope.boundary();
+    fn boundary(scope: &mut Scope) -> bool {
+        scope.boundary()
     }
 
     fn touched() -> bool {

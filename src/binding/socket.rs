@@ -121,6 +121,13 @@ export!(handler_threw, |a| {
     undef(&a)
 });
 
+// noteUncaught(): an exception reached node's uncaught path ('uncaughtExceptionMonitor'):
+// ticks a scope's close ran threw (a body's 'data' listener fails the parser then, as node's).
+export!(note_uncaught, |a| {
+    super::sink::note_uncaught();
+    undef(&a)
+});
+
 // tap(id, on): raw bytes also go to JS while the app listens for the socket's 'data'.
 export!(tap, |a| {
     reactor::with(|r| r.set_tap(id_of(&a, 0), a.bool(1)));

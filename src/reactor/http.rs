@@ -56,16 +56,29 @@ impl<S: Sink> Drop for Group<S> {
 }
 
 /// Ends the group's calls so far: JS runs its tick queue, then its ticks and promise jobs.
-/// Returns true when a queued handler threw: node's parser stopped there, and the rest of
-/// the read is dropped.
-fn boundary<S: Sink>(g: &mut Group<S>, id: u64) -> bool {
-    if let Some(s) = g.scope.as_mut() {
-        S::boundary(s);
-    }
-    std::mem::take(&mut g.queued)
-        && with(|r| r.conn(id).map(|c| c.http.is_failed()))
+/// Returns true when a queued handler threw, or the ticks after a body piece (`body_at`: its
+/// end in the bytes being parsed) did: node's parser stopped there, and the rest of the read
+/// is dropped.
+fn boundary<S: Sink>(g: &mut Group<S>, id: u64, body_at: Option<u32>) -> bool {
+    let threw = g.scope.as_mut().is_some_and(|s| S::boundary(s));
+    let queued = std::mem::take(&mut g.queued);
+    let failed = || {
+        with(|r| r.conn(id).map(|c| c.http.is_failed()))
             .flatten()
             .unwrap_or(false)
+    };
+    match body_at {
+        Some(at) if threw => {
+            // The body's 'data' listeners run in those ticks (a body that came with its head
+            // too): node's on_body callback failed, unless a queued handler's throw failed
+            // the parser first.
+            if !failed() {
+                with(|r| r.handler_threw(id, at, true));
+            }
+            failed()
+        }
+        _ => queued && failed(),
+    }
 }
 
 impl Reactor {
@@ -91,7 +104,7 @@ fn read_loop<S: Sink>(id: u64, drain: bool, g: &mut Group<S>) {
         // again: the responses they write can throttle the parser, and what JS holds at once
         // is one read's requests.
         if g.queued {
-            boundary::<S>(g, id);
+            boundary::<S>(g, id, None);
         }
         let step = with(|r| r.read_once(id)).unwrap_or(ReadStep::Stop);
         let short = match step {
@@ -339,7 +352,7 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                         return input.len();
                     }
                     g.queued |= queue;
-                    if boundary::<S>(g, id) {
+                    if boundary::<S>(g, id, Some(off as u32)) {
                         return input.len();
                     }
                 }
@@ -356,7 +369,7 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
             Action::Dispatch(n, d) => {
                 let queues = queueable(d.flags) && may_queue(g);
                 // A request JS answers at once (an upgrade) comes after the queued ones.
-                if !queues && g.queued && boundary::<S>(g, id) {
+                if !queues && g.queued && boundary::<S>(g, id, None) {
                     return input.len();
                 }
                 off += n;
@@ -399,7 +412,7 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                 }
                 with(|r| r.conn(id).map(|c| c.http.dispatched()));
                 if inline {
-                    if boundary::<S>(g, id) {
+                    if boundary::<S>(g, id, Some(off as u32)) {
                         return input.len();
                     }
                     S::body_end(id, d.seq, None);

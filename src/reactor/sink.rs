@@ -45,7 +45,8 @@ pub trait Sink {
     fn scope(id: Option<u64>) -> Option<Self::Scope>;
     /// Ends the group of calls so far and starts the next one in the same scope: node runs
     /// ticks and promise jobs after each of its parser's body and message-complete callbacks.
-    fn boundary(scope: &mut Self::Scope);
+    /// Returns true when they threw (the exception went to node's uncaught path).
+    fn boundary(scope: &mut Self::Scope) -> bool;
     /// Whether JS was called since the current scope opened or its last boundary: what it
     /// queued for its ticks then runs before anything queued now (see F_QUEUED).
     fn touched() -> bool;

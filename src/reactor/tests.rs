@@ -60,7 +60,9 @@ impl Sink for TestSink {
     fn scope(_id: Option<u64>) -> Option<()> {
         Some(())
     }
-    fn boundary(_scope: &mut ()) {}
+    fn boundary(_scope: &mut ()) -> bool {
+        TICKS_THROW.with(|t| t.replace(false))
+    }
     fn touched() -> bool {
         false
     }
@@ -145,6 +147,8 @@ thread_local! {
     static KICKED: Cell<bool> = const { Cell::new(false) };
     /// What the app's shouldUpgradeCallback answers, inside the request's dispatch.
     static DECIDE: Cell<Option<bool>> = const { Cell::new(None) };
+    /// The next boundary's ticks throw (JS's uncaught path ran in them).
+    static TICKS_THROW: Cell<bool> = const { Cell::new(false) };
 }
 
 impl EventLoop for TestLoop {
@@ -458,4 +462,37 @@ fn the_keep_alive_timeout_closes_an_idle_connection_unless_js_set_its_own() {
     CLOCK.with(|t| t.set(t.get() + 3001));
     run_timers::<TestSink>();
     assert!(events().contains(&Ev::Timeout(id)));
+}
+
+#[test]
+fn a_throw_in_the_ticks_after_a_body_fails_the_parser_as_on_body_does() {
+    let h = Harness::new(0, 5000);
+    let mut c = h.connect();
+    // The body comes with its head; its 'data' listener (run in the ticks after it) throws.
+    TICKS_THROW.with(|t| t.set(true));
+    c.write_all(
+        b"POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhiGET /b HTTP/1.1\r\n\r\n",
+    )
+    .unwrap();
+    let (id, _, _) = h.request(0);
+    h.until("the boundary", || !TICKS_THROW.with(Cell::get));
+    for _ in 0..5 {
+        h.turn();
+    }
+    let requests = |ev: &[Ev]| {
+        ev.iter()
+            .filter(|e| matches!(e, Ev::Request { .. }))
+            .count()
+    };
+    assert_eq!(requests(&events()), 1, "the rest of the read is not parsed");
+    assert!(
+        !events().contains(&Ev::BodyEnd(id, 0)),
+        "on_message_complete is not reached"
+    );
+    // The next read meets the failed parser: JS hears HPE_JS_EXCEPTION ('clientError').
+    c.write_all(GET).unwrap();
+    h.until("the parse error", || {
+        events().contains(&Ev::Other("clientError"))
+    });
+    assert_eq!(requests(&events()), 1);
 }
