@@ -67,6 +67,34 @@ test('process._getActiveHandles() and getActiveResourcesInfo() list the server a
   ]);
 });
 
+test('a connection that has sent nothing yet is listed too', { timeout: 30000 }, async () => {
+  const logs = await both((impl, log, done) => {
+    const server = impl.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const client = net.connect(server.address().port, '127.0.0.1');
+      // The server has accepted it once it counts it (getConnections makes no socket).
+      const counted = () => server.getConnections((err, n) => {
+        if (n === 0) {
+          setImmediate(counted);
+          return;
+        }
+        const owners = process._getActiveHandles();
+        const sockets = owners.filter((o) => o instanceof net.Socket && o.server === server);
+        log.push(`${handles(server, null)}, the server's sockets listed ${sockets.length}`);
+        client.destroy();
+        server.close(done);
+        server.closeAllConnections();
+      });
+      client.on('connect', counted);
+    });
+  });
+  assert.deepEqual(logs['fast-http'], logs['node:http']);
+  assert.deepEqual(logs['node:http'], [
+    'info [TCPServerWrap,TCPSocketWrap,TCPSocketWrap] server true socket false, ' +
+      'the server\'s sockets listed 1',
+  ]);
+});
+
 test('async_hooks see a TCPSERVERWRAP, a TCPWRAP per connection triggered by it, and their ' +
   'destroy', { timeout: 30000 }, async () => {
   const logs = await both((impl, log, done) => {

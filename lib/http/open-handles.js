@@ -76,11 +76,17 @@ function socketRef(socket, on) {
   if (h != null) h.refed = on;
 }
 
-/** The open, referenced servers and sockets, in node's order (listeners first). */
-function activeOwners() {
+/**
+ * The open, referenced servers and sockets, in node's order (listeners first). A connection
+ * no event has brought to JS yet gets its socket now (`materialize(server)`): node's exists
+ * from the accept.
+ */
+function activeOwners(materialize) {
   const out = [];
   for (const server of servers) {
-    if (server != null && server[kHandleResource]?.hasRef()) out.push(server);
+    if (server == null) continue;
+    materialize(server);
+    if (server[kHandleResource]?.hasRef()) out.push(server);
   }
   sockets.forEach((socket) => {
     if (socket[kHandleResource]?.hasRef()) out.push(socket);
@@ -91,13 +97,14 @@ function activeOwners() {
 /**
  * Adds fast-http's handles to process._getActiveHandles() and getActiveResourcesInfo():
  * after node's own handles, before its timers (node's order: requests, handles, timers).
+ * `materialize(server)` makes the sockets of the server's connections JS has none for.
  */
-function patchProcess() {
+function patchProcess(materialize) {
   const getHandles = process._getActiveHandles;
   if (typeof getHandles === 'function') {
     process._getActiveHandles = function _getActiveHandles() {
       const own = Reflect.apply(getHandles, this, arguments);
-      return own.concat(activeOwners());
+      return own.concat(activeOwners(materialize));
     };
   }
   const getInfo = process.getActiveResourcesInfo;
@@ -106,7 +113,7 @@ function patchProcess() {
     process.getActiveResourcesInfo = function getActiveResourcesInfo() {
       const info = Reflect.apply(getInfo, this, arguments);
       const at = process._getActiveRequests().length + getHandles().length;
-      const names = activeOwners().map((o) => (o[kHandleResource] instanceof ServerHandle ?
+      const names = activeOwners(materialize).map((o) => (o[kHandleResource] instanceof ServerHandle ?
         'TCPServerWrap' : 'TCPSocketWrap'));
       info.splice(at, 0, ...names);
       return info;
@@ -114,6 +121,6 @@ function patchProcess() {
   }
 }
 
-patchProcess();
-
-module.exports = { serverOpened, serverClosed, socketOpened, socketClosed, socketRef };
+module.exports = {
+  serverOpened, serverClosed, socketOpened, socketClosed, socketRef, patchProcess,
+};

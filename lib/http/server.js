@@ -19,7 +19,7 @@ const {
   sameInstances, headerCountLimit, nullableMaxConnections, hasHttpValidation, upgradeBodyFirst,
 } = require('../internal/node-internals');
 const { IncomingMessage, isFastRequest } = require('./incoming');
-const { keepAliveBuffer, destroyConnections } = require('./server-logic');
+const { keepAliveBuffer, destroyConnections, socketFor } = require('./server-logic');
 const { ServerResponse } = require('./response');
 const { FastSocket } = require('./socket');
 const errors = require('../internal/errors');
@@ -32,7 +32,7 @@ const diagnostics = require('./diagnostics');
 const {
   listen: listenWith, releaseHandles, refHandles, kNativeSid, kReleaseNative,
 } = require('./listen');
-const { serverClosed } = require('./open-handles');
+const { serverClosed, patchProcess } = require('./open-handles');
 const { defineUpgradeCallback, initUpgradeCallback } = require('./upgrade-callback');
 
 /** node's isLenient(): the process-wide --insecure-http-parser flag. */
@@ -477,6 +477,14 @@ Server.prototype.closeIdleConnections = function closeIdleConnections() {
     }
   }
 };
+
+// The tools that list open handles see every connection (lib/http/open-handles.js).
+patchProcess((server) => {
+  const sid = server[kSid];
+  if (sid >= 0 && server[kListening]) {
+    for (const id of binding.serverConns(sid, false)) socketFor(server, id);
+  }
+});
 
 function connectionCount(server) {
   const fallback = server[kFallbackSockets];
