@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const tls = require('node:tls');
 const { X509Certificate, createPrivateKey } = require('node:crypto');
 const { toSuites, toGroups } = require('../internal/tls-ciphers');
-const { binding } = require('../internal/native');
+const { binding, defaults } = require('../internal/native');
 
 /** TLS options the addon does not implement: set to anything but undefined, node serves. */
 const FALLBACK_OPTIONS = [
@@ -33,8 +33,8 @@ const SECURE_PROTOCOLS = {
 
 // node's https.Server's default: tls.Server advertises http/1.1.
 const DEFAULT_ALPN = ['http/1.1'];
-// tls.Server's default handshakeTimeout.
-const DEFAULT_HANDSHAKE_TIMEOUT = 120 * 1000;
+// tls.Server's default handshakeTimeout, as the addon starts servers with.
+const DEFAULT_HANDSHAKE_TIMEOUT = defaults.handshakeTimeout;
 
 function toArray(v) {
   if (v === undefined || v === null) return [];

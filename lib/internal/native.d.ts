@@ -165,6 +165,7 @@ export interface Defaults {
   readonly maxHeaderSize: number;
   readonly maxHeaderFields: number;
   readonly maxHeaderPairs: number;
+  readonly handshakeTimeout: number;
 }
 
 export interface ClientErrorStatus {

@@ -87,6 +87,7 @@ pub fn default_values() -> Vec<(&'static str, f64)> {
         ("maxHeaderSize", c.max_header_size as f64),
         ("maxHeaderFields", DEFAULT_MAX_HEADER_FIELDS as f64),
         ("maxHeaderPairs", (2 * DEFAULT_MAX_HEADER_FIELDS) as f64),
+        ("handshakeTimeout", c.handshake_timeout as f64),
     ]
 }
 

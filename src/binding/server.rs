@@ -130,7 +130,7 @@ fn errno_of(e: &std::io::Error) -> i32 {
     -e.raw_os_error().unwrap_or(libc::EINVAL)
 }
 
-// listenTcp(sid, ip, port, backlog, reusePort, ipv6Only) -> [address, family, port] | -errno
+// listenTcp(sid, ip, port, backlog, reusePort, ipv6Only) -> [address, port, family] | -errno
 export!(listen_tcp, |a| {
     let sid = a.u32(0);
     let ip: Option<IpAddr> = a.string(1).and_then(|s| s.parse().ok());
@@ -172,7 +172,7 @@ export!(listen_unix, |a| {
     }
 });
 
-// adoptListener(sid, fd, backlog, dup) -> [address, family, port] | unixPath | -errno
+// adoptListener(sid, fd, backlog, dup) -> [address, port, family] | unixPath | -errno
 // listen({ fd }), listen(handle) and a cluster's shared handle: an open socket to accept on.
 export!(adopt_listener, |a| {
     let (sid, fd, backlog, dup) = (a.u32(0), a.f64(1) as i32, a.u32(2) as i32, a.bool(3));

@@ -2,7 +2,7 @@
 //! Built with libc so the options libuv sets (SO_REUSEADDR) and the ones node exposes
 //! (`backlog`, `reusePort`, `ipv6Only`) are applied before bind/listen.
 
-use super::stream::Stream;
+use super::stream::{Socket, Stream};
 use super::sys::{self, cvt, set_int_opt};
 use mio::net::{TcpListener, UnixListener};
 use std::io;
@@ -144,13 +144,13 @@ pub fn adopt_stream(fd: RawFd) -> io::Result<Stream> {
     // SAFETY: fd is an open connected socket of `family`, owned from here on.
     Ok(unsafe {
         if family == libc::AF_UNIX {
-            Stream::Unix(mio::net::UnixStream::from_std(
+            Stream::Plain(Socket::Unix(mio::net::UnixStream::from_std(
                 std::os::unix::net::UnixStream::from_raw_fd(fd),
-            ))
+            )))
         } else {
-            Stream::Tcp(mio::net::TcpStream::from_std(
+            Stream::Plain(Socket::Tcp(mio::net::TcpStream::from_std(
                 std::net::TcpStream::from_raw_fd(fd),
-            ))
+            )))
         }
     })
 }
@@ -158,8 +158,8 @@ pub fn adopt_stream(fd: RawFd) -> io::Result<Stream> {
 impl Listener {
     pub fn accept(&self) -> io::Result<Stream> {
         let stream = match self {
-            Listener::Tcp(l) => l.accept().map(|(s, _)| Stream::Tcp(s)),
-            Listener::Unix(l, _) => l.accept().map(|(s, _)| Stream::Unix(s)),
+            Listener::Tcp(l) => l.accept().map(|(s, _)| Stream::Plain(Socket::Tcp(s))),
+            Listener::Unix(l, _) => l.accept().map(|(s, _)| Stream::Plain(Socket::Unix(s))),
         }?;
         sys::prepare_accepted(stream.as_raw_fd());
         Ok(stream)

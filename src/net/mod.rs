@@ -8,6 +8,7 @@ pub mod stream;
 mod sys;
 pub mod tls;
 pub mod tls_config;
+pub mod tls_scope;
 pub mod tls_tickets;
 
 pub use listener::{adopt_listener, adopt_stream, listen_tcp, listen_unix, Listener, TcpOptions};

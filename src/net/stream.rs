@@ -1,28 +1,76 @@
 //! An accepted connection, TCP or unix, with the per-socket options node's net.Socket exposes
 //! (setNoDelay, setKeepAlive, resetAndDestroy's SO_LINGER 0) and half-close. A TLS connection is
-//! the same stream behind a TLS session (`tls`): the connection machine reads and writes
-//! plaintext through it either way.
+//! the same socket behind a TLS session (`tls`): the connection machine reads and writes
+//! plaintext through it either way, and a read says what else happened (`Input`).
 
 use super::sys::{self, set_int_opt};
-use super::tls::TlsSession;
+use super::tls::{Input, TlsSession};
 use mio::net::{TcpStream, UnixStream};
-use std::io;
+use std::io::{self, Read};
 use std::net::SocketAddr;
 use std::os::fd::{AsRawFd, RawFd};
 
-pub enum Stream {
+/// The socket of a connection.
+pub enum Socket {
     Tcp(TcpStream),
     Unix(UnixStream),
+}
+
+pub enum Stream {
+    Plain(Socket),
     /// TLS over a TCP or Unix-domain socket (node's https serves both).
-    Tls(Box<TlsSession<Stream>>),
+    Tls(Box<TlsSession<Socket>>),
+}
+
+impl Socket {
+    fn tcp(&self) -> Option<&TcpStream> {
+        match self {
+            Socket::Tcp(s) => Some(s),
+            Socket::Unix(_) => None,
+        }
+    }
+
+    fn shutdown_write(&mut self) {
+        let _ = match self {
+            Socket::Tcp(s) => s.shutdown(std::net::Shutdown::Write),
+            Socket::Unix(s) => s.shutdown(std::net::Shutdown::Write),
+        };
+    }
 }
 
 impl Stream {
-    fn tcp(&self) -> Option<&TcpStream> {
+    fn socket(&self) -> &Socket {
         match self {
-            Stream::Tcp(s) => Some(s),
-            Stream::Tls(t) => t.socket().tcp(),
-            Stream::Unix(_) => None,
+            Stream::Plain(s) => s,
+            Stream::Tls(t) => t.socket(),
+        }
+    }
+
+    fn socket_mut(&mut self) -> &mut Socket {
+        match self {
+            Stream::Plain(s) => s,
+            Stream::Tls(t) => t.socket_mut(),
+        }
+    }
+
+    fn tcp(&self) -> Option<&TcpStream> {
+        self.socket().tcp()
+    }
+
+    /// What the connection's next bytes are (plaintext on TLS), or a TLS event to act on
+    /// first.
+    pub fn read_input(&mut self, buf: &mut [u8]) -> io::Result<Input> {
+        match self {
+            Stream::Plain(s) => s.read(buf).map(Input::Bytes),
+            Stream::Tls(t) => t.read_input(buf),
+        }
+    }
+
+    /// The plain stream's socket, to put a TLS session over (a TLS stream comes back).
+    pub fn into_socket(self) -> Result<Socket, Stream> {
+        match self {
+            Stream::Plain(s) => Ok(s),
+            tls => Err(tls),
         }
     }
 
@@ -43,14 +91,14 @@ impl Stream {
         }
     }
 
-    pub fn tls(&self) -> Option<&TlsSession<Stream>> {
+    pub fn tls(&self) -> Option<&TlsSession<Socket>> {
         match self {
             Stream::Tls(t) => Some(t),
             _ => None,
         }
     }
 
-    pub fn tls_mut(&mut self) -> Option<&mut TlsSession<Stream>> {
+    pub fn tls_mut(&mut self) -> Option<&mut TlsSession<Socket>> {
         match self {
             Stream::Tls(t) => Some(t),
             _ => None,
@@ -84,18 +132,10 @@ impl Stream {
 
     /// FIN (after TLS's close_notify).
     pub fn shutdown_write(&mut self) {
-        match self {
-            Stream::Tcp(s) => {
-                let _ = s.shutdown(std::net::Shutdown::Write);
-            }
-            Stream::Unix(s) => {
-                let _ = s.shutdown(std::net::Shutdown::Write);
-            }
-            Stream::Tls(t) => {
-                t.close_notify();
-                t.socket_mut().shutdown_write();
-            }
+        if let Stream::Tls(t) = self {
+            t.close_notify();
         }
+        self.socket_mut().shutdown_write();
     }
 
     /// Sends RST instead of FIN on close (SO_LINGER 0), as net.Socket.resetAndDestroy does.
@@ -118,29 +158,46 @@ impl Stream {
     }
 }
 
-impl io::Read for Stream {
+impl io::Read for Socket {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
-            Stream::Tcp(s) => s.read(buf),
-            Stream::Unix(s) => s.read(buf),
-            Stream::Tls(t) => t.read(buf),
+            Socket::Tcp(s) => s.read(buf),
+            Socket::Unix(s) => s.read(buf),
         }
+    }
+}
+
+impl io::Write for Socket {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Socket::Tcp(s) => s.write(buf),
+            Socket::Unix(s) => s.write(buf),
+        }
+    }
+
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        match self {
+            Socket::Tcp(s) => s.write_vectored(bufs),
+            Socket::Unix(s) => s.write_vectored(bufs),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 
 impl io::Write for Stream {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
-            Stream::Tcp(s) => s.write(buf),
-            Stream::Unix(s) => s.write(buf),
+            Stream::Plain(s) => s.write(buf),
             Stream::Tls(t) => t.write(buf),
         }
     }
 
     fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
         match self {
-            Stream::Tcp(s) => s.write_vectored(bufs),
-            Stream::Unix(s) => s.write_vectored(bufs),
+            Stream::Plain(s) => s.write_vectored(bufs),
             Stream::Tls(t) => t.write_vectored(bufs),
         }
     }
@@ -150,36 +207,50 @@ impl io::Write for Stream {
     }
 }
 
-impl mio::event::Source for Stream {
+impl mio::event::Source for Socket {
     fn register(&mut self, r: &mio::Registry, t: mio::Token, i: mio::Interest) -> io::Result<()> {
         match self {
-            Stream::Tcp(s) => s.register(r, t, i),
-            Stream::Unix(s) => s.register(r, t, i),
-            Stream::Tls(s) => s.socket_mut().register(r, t, i),
+            Socket::Tcp(s) => s.register(r, t, i),
+            Socket::Unix(s) => s.register(r, t, i),
         }
     }
     fn reregister(&mut self, r: &mio::Registry, t: mio::Token, i: mio::Interest) -> io::Result<()> {
         match self {
-            Stream::Tcp(s) => s.reregister(r, t, i),
-            Stream::Unix(s) => s.reregister(r, t, i),
-            Stream::Tls(s) => s.socket_mut().reregister(r, t, i),
+            Socket::Tcp(s) => s.reregister(r, t, i),
+            Socket::Unix(s) => s.reregister(r, t, i),
         }
     }
     fn deregister(&mut self, r: &mio::Registry) -> io::Result<()> {
         match self {
-            Stream::Tcp(s) => s.deregister(r),
-            Stream::Unix(s) => s.deregister(r),
-            Stream::Tls(s) => s.socket_mut().deregister(r),
+            Socket::Tcp(s) => s.deregister(r),
+            Socket::Unix(s) => s.deregister(r),
+        }
+    }
+}
+
+impl mio::event::Source for Stream {
+    fn register(&mut self, r: &mio::Registry, t: mio::Token, i: mio::Interest) -> io::Result<()> {
+        self.socket_mut().register(r, t, i)
+    }
+    fn reregister(&mut self, r: &mio::Registry, t: mio::Token, i: mio::Interest) -> io::Result<()> {
+        self.socket_mut().reregister(r, t, i)
+    }
+    fn deregister(&mut self, r: &mio::Registry) -> io::Result<()> {
+        self.socket_mut().deregister(r)
+    }
+}
+
+impl AsRawFd for Socket {
+    fn as_raw_fd(&self) -> RawFd {
+        match self {
+            Socket::Tcp(s) => s.as_raw_fd(),
+            Socket::Unix(s) => s.as_raw_fd(),
         }
     }
 }
 
 impl AsRawFd for Stream {
     fn as_raw_fd(&self) -> RawFd {
-        match self {
-            Stream::Tcp(s) => s.as_raw_fd(),
-            Stream::Unix(s) => s.as_raw_fd(),
-            Stream::Tls(t) => t.socket().as_raw_fd(),
-        }
+        self.socket().as_raw_fd()
     }
 }

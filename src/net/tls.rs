@@ -1,13 +1,15 @@
-//! A TLS server session over an accepted socket: a transport beside the plain one. Reads give
-//! decrypted bytes (the handshake runs inside them), writes take plaintext and encrypt it,
+//! A TLS server session over an accepted socket: a transport beside the plain one. A read
+//! gives decrypted bytes or a TLS event (`Input`: the handshake done, key-log lines, a
+//! ClientHello for JS to decide, a failure; the handshake runs inside reads), writes take
+//! plaintext and encrypt it,
 //! and ciphertext rustls still holds is reported (`wants_write`) so the connection is not
 //! taken for written out while some waits for the kernel. Buffers are bounded: rustls keeps at
 //! most `BUFFER_LIMIT` of output, and input is decrypted only as fast as it is taken.
 
 use super::tls_config::TlsContext;
+use super::tls_scope;
 use rustls::server::{Accepted, Acceptor};
 use rustls::ServerConnection;
-use std::cell::RefCell;
 use std::io::{self, ErrorKind, IoSlice, Read, Write};
 use std::sync::Arc;
 
@@ -37,104 +39,23 @@ impl std::fmt::Display for TlsFailure {
     }
 }
 
-impl std::error::Error for TlsFailure {}
-
-/// The read that completed the handshake returns this error once, before any application
-/// byte, so the embedder announces the secure connection before its first request.
-#[derive(Debug)]
-pub struct HandshakeDone;
-
-impl std::fmt::Display for HandshakeDone {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("handshake done")
-    }
-}
-
-impl std::error::Error for HandshakeDone {}
-
-pub fn is_handshake_done(e: &io::Error) -> bool {
-    e.get_ref().is_some_and(|e| e.is::<HandshakeDone>())
-}
-
-/// A read returns this error (before any application byte) when the handshake made key-log
-/// lines: the embedder takes them (`take_keylog`) and reads on.
-#[derive(Debug)]
-pub struct KeylogReady;
-
-impl std::fmt::Display for KeylogReady {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("key-log lines ready")
-    }
-}
-
-impl std::error::Error for KeylogReady {}
-
-pub fn is_keylog_ready(e: &io::Error) -> bool {
-    e.get_ref().is_some_and(|e| e.is::<KeylogReady>())
-}
-
-thread_local! {
-    /// The key-log lines of the session rustls is processing on this thread, while that
-    /// session logs (a config is shared by every connection of a context; rustls calls its
-    /// `KeyLog` synchronously inside `process_new_packets`).
-    static KEYLOG: RefCell<Option<Vec<Vec<u8>>>> = const { RefCell::new(None) };
-}
-
-/// The `KeyLog` of every context: lines go to the session being processed, if it logs.
-#[derive(Debug)]
-pub struct ThreadKeyLog;
-
-impl rustls::KeyLog for ThreadKeyLog {
-    fn log(&self, label: &str, client_random: &[u8], secret: &[u8]) {
-        // rustls derives the early traffic secret of every resumed TLS 1.3 handshake; OpenSSL
-        // logs it only when it accepts early data, which this server never does.
-        if label == "CLIENT_EARLY_TRAFFIC_SECRET" {
-            return;
-        }
-        KEYLOG.with(|k| {
-            if let Some(lines) = k.borrow_mut().as_mut() {
-                lines.push(keylog_line(label, client_random, secret));
-            }
-        });
-    }
-
-    fn will_log(&self, _label: &str) -> bool {
-        KEYLOG.with(|k| k.borrow().is_some())
-    }
-}
-
-/// NSS key-log format, as OpenSSL writes it for node's 'keylog': `LABEL <client random hex>
-/// <secret hex>\n`.
-pub fn keylog_line(label: &str, client_random: &[u8], secret: &[u8]) -> Vec<u8> {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut line = Vec::with_capacity(label.len() + 3 + 2 * (client_random.len() + secret.len()));
-    line.extend_from_slice(label.as_bytes());
-    for part in [client_random, secret] {
-        line.push(b' ');
-        for b in part {
-            line.push(HEX[(b >> 4) as usize]);
-            line.push(HEX[(b & 15) as usize]);
-        }
-    }
-    line.push(b'\n');
-    line
-}
-
-/// A read returns this error when the ClientHello named a server and the server has an
-/// SNICallback: the handshake waits for `answer_sni` (the name is `sni_name`).
-#[derive(Debug)]
-pub struct SniRequest;
-
-impl std::fmt::Display for SniRequest {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SNICallback asked")
-    }
-}
-
-impl std::error::Error for SniRequest {}
-
-pub fn is_sni_request(e: &io::Error) -> bool {
-    e.get_ref().is_some_and(|e| e.is::<SniRequest>())
+/// What one read of the session gives: plaintext, or a TLS event the embedder acts on before
+/// it reads again (each comes before any plaintext of the same read).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Input {
+    /// Plaintext; 0 is the end of the input.
+    Bytes(usize),
+    /// The handshake completed: the embedder announces the secure connection before its
+    /// first request. Once.
+    HandshakeDone,
+    /// The handshake made key-log lines (`take_keylog`).
+    Keylog,
+    /// The ClientHello waits for `answer_sni` (the server's SNICallback / ALPNCallback is
+    /// asked: `sni_name`, `sni_protocols`).
+    ClientHello,
+    /// The session failed (its alert, if any, went to the peer): node's 'tlsClientError'
+    /// during the handshake, a socket error after it.
+    Failed(TlsFailure),
 }
 
 /// Where a handshake that waits for node's SNICallback / ALPNCallback is.
@@ -146,10 +67,6 @@ enum Sni {
     Asking(Box<Accepted>, String, Vec<Vec<u8>>),
     /// The ClientHello was not taken: the next read reports it.
     Failed(rustls::Error),
-}
-
-pub fn failure(e: &io::Error) -> Option<&TlsFailure> {
-    e.get_ref().and_then(|e| e.downcast_ref::<TlsFailure>())
 }
 
 /// What node's ALPNCallback chose, in JS's answer to a waiting ClientHello.
@@ -301,13 +218,8 @@ impl<S: Read + Write> TlsSession<S> {
             own.alpn_protocols = vec![offered.unwrap_or_default()];
             config = Arc::new(own);
         }
-        if self.keylog {
-            KEYLOG.with(|k| *k.borrow_mut() = Some(std::mem::take(&mut self.keylog_lines)));
-        }
-        let made = super::tls_tickets::with_connection(false, || accepted.into_connection(config));
-        if self.keylog {
-            self.keylog_lines = KEYLOG.with(|k| k.borrow_mut().take()).unwrap_or_default();
-        }
+        let keylog = self.keylog.then_some(&mut self.keylog_lines);
+        let made = tls_scope::with_connection(false, keylog, || accepted.into_connection(config));
         match made {
             Ok(conn) => {
                 self.conn = conn;
@@ -323,17 +235,18 @@ impl<S: Read + Write> TlsSession<S> {
     }
 
     /// The read of a handshake that waits for the SNICallback: the ClientHello is read (and
-    /// nothing more) until it is whole; a ClientHello without a name goes on at once.
-    fn read_sni(&mut self) -> io::Result<usize> {
+    /// nothing more) until it is whole; a ClientHello without a name goes on at once. None
+    /// when the handshake goes on.
+    fn read_sni(&mut self) -> io::Result<Option<Input>> {
         loop {
             let acceptor = match self.sni.as_mut() {
-                None => return Ok(0),
+                None => return Ok(None),
                 Some(Sni::Asking(..)) => return Err(ErrorKind::WouldBlock.into()),
                 Some(Sni::Failed(_)) => {
                     let Some(Sni::Failed(e)) = self.sni.take() else {
-                        return Ok(0);
+                        return Ok(None);
                     };
-                    return Err(self.failed(e));
+                    return Ok(Some(Input::Failed(self.failed(e))));
                 }
                 Some(Sni::Reading(a)) => a,
             };
@@ -343,7 +256,7 @@ impl<S: Read + Write> TlsSession<S> {
                 first_len: &mut self.first_len,
             };
             match acceptor.read_tls(&mut rec) {
-                Ok(0) => return Err(io::Error::new(ErrorKind::InvalidData, HANG_UP)),
+                Ok(0) => return Ok(Some(Input::Failed(HANG_UP))),
                 Ok(_) => {}
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
@@ -363,17 +276,17 @@ impl<S: Read + Write> TlsSession<S> {
                     let name = name.unwrap_or_default();
                     self.sni = Some(Sni::Asking(Box::new(accepted), name, protocols));
                     if ask {
-                        return Err(io::Error::other(SniRequest));
+                        return Ok(Some(Input::ClientHello));
                     }
                     self.answer_sni(None, AlpnChoice::Config);
                     if self.sni.is_none() {
-                        return Ok(0);
+                        return Ok(None);
                     }
                 }
                 Err((e, mut alert)) => {
                     let _ = alert.write_all(&mut self.sock);
                     self.sni = None;
-                    return Err(self.failed(e));
+                    return Ok(Some(Input::Failed(self.failed(e))));
                 }
             }
         }
@@ -395,15 +308,8 @@ impl<S: Read + Write> TlsSession<S> {
         // Tickets as OpenSSL hands them out depend on whether this handshake resumed.
         let resumed = self.conn.handshake_kind() == Some(rustls::HandshakeKind::Resumed);
         let conn = &mut self.conn;
-        if !self.keylog {
-            return super::tls_tickets::with_connection(resumed, || conn.process_new_packets())
-                .map(|_| ());
-        }
-        KEYLOG.with(|k| *k.borrow_mut() = Some(std::mem::take(&mut self.keylog_lines)));
-        let r =
-            super::tls_tickets::with_connection(resumed, || conn.process_new_packets()).map(|_| ());
-        self.keylog_lines = KEYLOG.with(|k| k.borrow_mut().take()).unwrap_or_default();
-        r
+        let keylog = self.keylog.then_some(&mut self.keylog_lines);
+        tls_scope::with_connection(resumed, keylog, || conn.process_new_packets()).map(|_| ())
     }
 
     pub fn socket(&self) -> &S {
@@ -447,14 +353,15 @@ impl<S: Read + Write> TlsSession<S> {
 
     /// The socket's input ended. Before the handshake finished that is node's
     /// 'tlsClientError' ECONNRESET "socket hang up" (onSocketClose in _tls_wrap.js).
-    fn ended(&self, filled: usize) -> io::Result<usize> {
+    fn ended(&self, filled: usize) -> Input {
         if self.conn.is_handshaking() {
-            return Err(io::Error::new(ErrorKind::InvalidData, HANG_UP));
+            return Input::Failed(HANG_UP);
         }
-        Ok(filled)
+        Input::Bytes(filled)
     }
 
-    fn failed(&mut self, e: rustls::Error) -> io::Error {
+    /// Sends what OpenSSL would for `e` (an alert, or nothing) and names the failure.
+    fn failed(&mut self, e: rustls::Error) -> TlsFailure {
         let mut f = describe(&e, &self.first[..self.first_len]);
         if self.first_len >= 2 && self.first[1] != 3 {
             // OpenSSL's ssl3_get_record: a first record whose version is not 3.x does not look
@@ -477,7 +384,7 @@ impl<S: Read + Write> TlsSession<S> {
             // The alert rustls queued for the peer goes out before the socket closes.
             let _ = self.write_pending();
         }
-        io::Error::new(ErrorKind::InvalidData, f)
+        f
     }
 
     /// RFC 5705 keying material (node's exportKeyingMaterial); an error before the handshake
@@ -528,13 +435,16 @@ impl<S: Read + Write> TlsSession<S> {
     }
 }
 
-impl<S: Read + Write> Read for TlsSession<S> {
+impl<S: Read + Write> TlsSession<S> {
     /// Decrypted bytes. Plaintext already decrypted comes first; then the socket is read until
     /// `buf` is full or the socket would block (the registration is edge-triggered: a short
-    /// read must mean the socket is drained). Ok(0) is the end of the input.
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+    /// read must mean the socket is drained). `Input::Bytes(0)` is the end of the
+    /// input; a TLS event comes before any plaintext.
+    pub fn read_input(&mut self, buf: &mut [u8]) -> io::Result<Input> {
         if self.sni.is_some() {
-            self.read_sni()?;
+            if let Some(event) = self.read_sni()? {
+                return Ok(event);
+            }
             if self.sni.is_some() {
                 return Err(ErrorKind::WouldBlock.into());
             }
@@ -546,33 +456,33 @@ impl<S: Read + Write> Read for TlsSession<S> {
         let mut drained = false;
         loop {
             if filled == 0 && !self.keylog_lines.is_empty() {
-                return Err(io::Error::other(KeylogReady));
+                return Ok(Input::Keylog);
             }
             if !self.conn.is_handshaking() && !self.announced {
                 self.announced = true;
-                return Err(io::Error::other(HandshakeDone));
+                return Ok(Input::HandshakeDone);
             }
             match self.conn.reader().read(&mut buf[filled..]) {
-                Ok(0) if filled < buf.len() => return Ok(filled),
+                Ok(0) if filled < buf.len() => return Ok(Input::Bytes(filled)),
                 Ok(n) => {
                     filled += n;
                     if filled == buf.len() {
-                        return Ok(filled);
+                        return Ok(Input::Bytes(filled));
                     }
                     continue;
                 }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {}
                 // The socket ended without close_notify: the input ends there too.
-                Err(e) if e.kind() == ErrorKind::UnexpectedEof => return self.ended(filled),
+                Err(e) if e.kind() == ErrorKind::UnexpectedEof => return Ok(self.ended(filled)),
                 Err(e) => return Err(e),
             }
             if self.eof {
-                return self.ended(filled);
+                return Ok(self.ended(filled));
             }
             // Without plaintext the socket is read again: a FIN (or an error) that came with
             // the last bytes raises no new edge, and only a read sees it.
             if drained && filled > 0 {
-                return Ok(filled);
+                return Ok(Input::Bytes(filled));
             }
             let read = if self.announced {
                 self.conn.read_tls(&mut ShortRead {
@@ -593,12 +503,14 @@ impl<S: Read + Write> Read for TlsSession<S> {
             match read {
                 Ok(0) => self.eof = true,
                 Ok(_) => {}
-                Err(e) if e.kind() == ErrorKind::WouldBlock && filled > 0 => return Ok(filled),
+                Err(e) if e.kind() == ErrorKind::WouldBlock && filled > 0 => {
+                    return Ok(Input::Bytes(filled))
+                }
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             }
             if let Err(e) = self.process() {
-                return Err(self.failed(e));
+                return Ok(Input::Failed(self.failed(e)));
             }
             // Handshake messages (and anything else rustls answers) go out now, whether or
             // not the app writes; what the socket does not take waits for `write_pending`.

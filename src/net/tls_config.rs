@@ -454,7 +454,7 @@ impl TlsContext {
         // without tickets a session resumes only through the app's 'newSession' /
         // 'resumeSession' listeners.
         config.session_storage = Arc::new(NoInternalCache);
-        config.key_log = Arc::new(super::tls::ThreadKeyLog);
+        config.key_log = Arc::new(super::tls_scope::ThreadKeyLog);
         // No 0-RTT: early data is never accepted (node does not do it either).
         config.max_early_data_size = 0;
         Ok(TlsContext {

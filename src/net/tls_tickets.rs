@@ -2,10 +2,10 @@
 //! (node's ticketKeys, getTicketKeys / setTicketKeys: two servers given the same keys take
 //! each other's tickets, as a cluster's workers do), valid for node's sessionTimeout.
 
+use super::tls_scope::{self, Handshake};
 use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM, NONCE_LEN};
 use ring::rand::{SecureRandom, SystemRandom};
 use rustls::server::{ProducesTickets, StoresServerSessions};
-use std::cell::Cell;
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -29,43 +29,6 @@ fn fresh(stamp: &[u8], timeout: u32) -> bool {
         return false;
     };
     now_secs().saturating_sub(u64::from_be_bytes(stamp)) < u64::from(timeout)
-}
-
-/// Where the handshake rustls is processing on this thread stands with tickets. A config (and
-/// its ticketer) is shared by every connection of a context, and rustls asks the ticketer
-/// synchronously inside its processing, so the connection's part is carried here for the
-/// length of one processing call (`with_connection`).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Handshake {
-    /// No connection is being processed: tickets as rustls asks for them.
-    Outside,
-    /// No ticket of ours has been opened for this handshake (yet).
-    Fresh,
-    /// This ClientHello's ticket was opened (node's ticket keys are current, as node's
-    /// ticket-key callback takes no other): OpenSSL resumes without a new ticket, so in
-    /// TLSv1.2 the ServerHello does not promise one (tickets read as disabled here).
-    Opened,
-    /// The handshake resumed: OpenSSL sends a resumed TLSv1.3 handshake no NewSessionTicket
-    /// (`s->hit && !s->ext.ticket_expected`), so none is sealed.
-    Resumed,
-}
-
-thread_local! {
-    static HANDSHAKE: Cell<Handshake> = const { Cell::new(Handshake::Outside) };
-}
-
-/// Runs `f` (rustls processing a connection's input) with tickets as OpenSSL hands them out
-/// for that connection, `resumed` telling whether its handshake has resumed already.
-pub fn with_connection<R>(resumed: bool, f: impl FnOnce() -> R) -> R {
-    let state = if resumed {
-        Handshake::Resumed
-    } else {
-        Handshake::Fresh
-    };
-    let before = HANDSHAKE.with(|h| h.replace(state));
-    let r = f();
-    HANDSHAKE.with(|h| h.set(before));
-    r
 }
 
 struct Keys {
@@ -136,7 +99,7 @@ impl Ticketer {
 
 impl ProducesTickets for Ticketer {
     fn enabled(&self) -> bool {
-        HANDSHAKE.with(|h| h.get()) != Handshake::Opened
+        tls_scope::handshake() != Handshake::Opened
     }
 
     fn lifetime(&self) -> u32 {
@@ -144,7 +107,7 @@ impl ProducesTickets for Ticketer {
     }
 
     fn encrypt(&self, plain: &[u8]) -> Option<Vec<u8>> {
-        if HANDSHAKE.with(|h| h.get()) == Handshake::Resumed {
+        if tls_scope::handshake() == Handshake::Resumed {
             return None;
         }
         let keys = self.keys.lock().ok()?;
@@ -183,11 +146,7 @@ impl ProducesTickets for Ticketer {
             .ok()?;
         let (stamp, session) = plain.split_at_checked(STAMP_LEN)?;
         let session = fresh(stamp, self.timeout).then(|| session.to_vec())?;
-        HANDSHAKE.with(|h| {
-            if h.get() == Handshake::Fresh {
-                h.set(Handshake::Opened);
-            }
-        });
+        tls_scope::ticket_opened();
         Some(session)
     }
 }

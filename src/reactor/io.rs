@@ -10,9 +10,10 @@ use super::state::*;
 use crate::conn::out::{MAX_SLICES, SPARE_MAX};
 use crate::conn::Http1;
 use crate::conn::Pinned;
-use crate::net::{tls, Stream};
+use crate::net::tls::{self, Input};
+use crate::net::Stream;
 use mio::{Interest, Token};
-use std::io::{ErrorKind, IoSlice, Read, Write};
+use std::io::{ErrorKind, IoSlice, Write};
 
 /// Accepts every pending connection of server `sid`.
 pub fn accept_all<S: Sink>(sid: u32) {
@@ -100,15 +101,18 @@ impl Reactor {
         }
         if let Some(ctx) = tls {
             // node's https serves a Unix-domain listener over TLS too.
-            if !matches!(stream, Stream::Tls(_)) {
-                let mut t = tls::TlsSession::new(stream, ctx).ok()?;
-                t.set_keylog(flags & S_HAS_KEYLOG != 0);
-                let (sni, alpn) = (flags & S_SNI_CALLBACK != 0, flags & S_ALPN_CALLBACK != 0);
-                if sni || alpn {
-                    t.ask_sni(sni, alpn);
+            stream = match stream.into_socket() {
+                Ok(socket) => {
+                    let mut t = tls::TlsSession::new(socket, ctx).ok()?;
+                    t.set_keylog(flags & S_HAS_KEYLOG != 0);
+                    let (sni, alpn) = (flags & S_SNI_CALLBACK != 0, flags & S_ALPN_CALLBACK != 0);
+                    if sni || alpn {
+                        t.ask_sni(sni, alpn);
+                    }
+                    Stream::Tls(Box::new(t))
                 }
-                stream = Stream::Tls(Box::new(t));
-            }
+                Err(already) => already,
+            };
         }
         stream.set_nodelay(flags & S_NO_DELAY != 0);
         if flags & S_KEEP_ALIVE != 0 {
@@ -169,9 +173,9 @@ impl Reactor {
             Some(c) => {
                 c.flags &= !C_READ_PENDING;
                 self.counters.read_calls += 1;
-                match c.stream.read(&mut scratch) {
-                    Ok(0) => ReadStep::Eof,
-                    Ok(n) => {
+                match c.stream.read_input(&mut scratch) {
+                    Ok(Input::Bytes(0)) => ReadStep::Eof,
+                    Ok(Input::Bytes(n)) => {
                         c.bytes_read += n as u64;
                         c.last_active = now;
                         if c.http.rbuf.is_empty() {
@@ -188,18 +192,16 @@ impl Reactor {
                         }
                         ReadStep::Stop
                     }
+                    Ok(Input::HandshakeDone) => ReadStep::Secure,
+                    Ok(Input::Keylog) => ReadStep::Keylog,
+                    Ok(Input::ClientHello) => ReadStep::Sni,
+                    Ok(Input::Failed(f)) if c.stream.tls().is_some_and(|t| t.is_handshaking()) => {
+                        ReadStep::TlsError(f)
+                    }
+                    // A bad record after the handshake: the socket errors, as node's.
+                    Ok(Input::Failed(_)) => ReadStep::Error(-libc::EPROTO),
                     Err(e) if e.kind() == ErrorKind::Interrupted => ReadStep::Again,
-                    Err(e) if tls::is_handshake_done(&e) => ReadStep::Secure,
-                    Err(e) if tls::is_keylog_ready(&e) => ReadStep::Keylog,
-                    Err(e) if tls::is_sni_request(&e) => ReadStep::Sni,
-                    Err(e) => match tls::failure(&e) {
-                        Some(f) if c.stream.tls().is_some_and(|t| t.is_handshaking()) => {
-                            ReadStep::TlsError(f.clone())
-                        }
-                        // A bad record after the handshake: the socket errors, as node's.
-                        Some(_) => ReadStep::Error(-libc::EPROTO),
-                        None => ReadStep::Error(-e.raw_os_error().unwrap_or(libc::ECONNRESET)),
-                    },
+                    Err(e) => ReadStep::Error(-e.raw_os_error().unwrap_or(libc::ECONNRESET)),
                 }
             }
         };

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::net::tls_config::{TlsSpec, TLS12, TLS13};
+use crate::net::tls_scope::keylog_line;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use rustls::{ClientConfig, ClientConnection, RootCertStore};
@@ -119,24 +120,35 @@ thread_local! {
     static TAKEN: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Reads the server until it would block; returns (plaintext, handshake announced, error).
-fn server_read(s: &mut TlsSession<ServerEnd<'_>>) -> (Vec<u8>, bool, Option<io::Error>, bool) {
+/// Reads the server until it would block; returns (plaintext, handshake announced, the
+/// session's failure, end of input).
+fn server_read(s: &mut TlsSession<ServerEnd<'_>>) -> (Vec<u8>, bool, Option<TlsFailure>, bool) {
     let mut got = Vec::new();
     let mut done = false;
     let mut buf = [0u8; 1024];
     loop {
-        match s.read(&mut buf) {
-            Ok(0) => return (got, done, None, true),
-            Ok(n) => got.extend_from_slice(&buf[..n]),
-            Err(e) if is_handshake_done(&e) => done = true,
+        match s.read_input(&mut buf) {
+            Ok(Input::Bytes(0)) => return (got, done, None, true),
+            Ok(Input::Bytes(n)) => got.extend_from_slice(&buf[..n]),
+            Ok(Input::HandshakeDone) => done = true,
             // Key-log lines are taken as the reactor takes them.
-            Err(e) if is_keylog_ready(&e) => {
+            Ok(Input::Keylog) => {
                 let lines = s.take_keylog();
                 TAKEN.with(|t| t.borrow_mut().extend(lines));
             }
+            Ok(Input::ClientHello) => panic!("no SNICallback asked"),
+            Ok(Input::Failed(f)) => return (got, done, Some(f), false),
             Err(e) if e.kind() == ErrorKind::WouldBlock => return (got, done, None, false),
-            Err(e) => return (got, done, Some(e), false),
+            Err(e) => panic!("{e}"),
         }
+    }
+}
+
+/// The plaintext one read gives.
+fn plain(s: &mut TlsSession<ServerEnd<'_>>, buf: &mut [u8]) -> io::Result<usize> {
+    match s.read_input(buf)? {
+        Input::Bytes(n) => Ok(n),
+        other => panic!("{other:?}"),
     }
 }
 
@@ -219,11 +231,14 @@ fn one_socket_read_per_request() {
     pump_client(&mut c, &pipe);
     let before = pipe.borrow().reads;
     let mut buf = [0u8; 4096];
-    let n = s.read(&mut buf).unwrap();
+    let n = plain(&mut s, &mut buf).unwrap();
     assert_eq!(&buf[..n], b"GET / HTTP/1.1\r\n\r\n");
     assert_eq!(pipe.borrow().reads - before, 1);
     // Nothing more: the next read meets the empty socket (and says so).
-    assert_eq!(s.read(&mut buf).unwrap_err().kind(), ErrorKind::WouldBlock);
+    assert_eq!(
+        plain(&mut s, &mut buf).unwrap_err().kind(),
+        ErrorKind::WouldBlock
+    );
 }
 
 #[test]
@@ -278,8 +293,7 @@ fn plain_http_client_is_an_http_request_error() {
         .to_server
         .extend(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
     let (_, _, err, _) = server_read(&mut s);
-    let err = err.expect("an error");
-    let f = failure(&err).expect("a TLS failure");
+    let f = err.expect("a TLS failure");
     assert_eq!(f.code, "ERR_SSL_HTTP_REQUEST");
     let pipe2 = self::pipe(1 << 20);
     let mut s = session(&pipe2, &spec());
@@ -288,10 +302,7 @@ fn plain_http_client_is_an_http_request_error() {
         .to_server
         .extend(b"\x00\x01\x02\x03\x04\x05");
     let (_, _, err, _) = server_read(&mut s);
-    assert_eq!(
-        failure(&err.unwrap()).unwrap().code,
-        "ERR_SSL_WRONG_VERSION_NUMBER"
-    );
+    assert_eq!(err.unwrap().code, "ERR_SSL_WRONG_VERSION_NUMBER");
 }
 
 #[test]
@@ -304,7 +315,7 @@ fn hang_up_mid_handshake() {
     assert!(!done && err.is_none());
     pipe.borrow_mut().closed = true;
     let (_, _, err, _) = server_read(&mut s);
-    assert_eq!(failure(&err.unwrap()).unwrap(), &HANG_UP);
+    assert_eq!(err.unwrap(), HANG_UP);
 }
 
 #[test]
@@ -368,7 +379,7 @@ fn a_large_request_is_read_whole_before_blocking() {
     let mut buf = vec![0; 64 * 1024];
     let mut got = 0;
     loop {
-        match s.read(&mut buf) {
+        match plain(&mut s, &mut buf) {
             Ok(n) => {
                 assert!(n == buf.len() || got + n == body.len());
                 got += n;
@@ -441,10 +452,7 @@ fn only_tls12_and_13() {
     let mut c = client(client_config(&[&rustls::version::TLS12]));
     pump_client(&mut c, &pipe);
     let (_, _, err, _) = server_read(&mut s);
-    assert_eq!(
-        failure(&err.unwrap()).unwrap().code,
-        "ERR_SSL_UNSUPPORTED_PROTOCOL"
-    );
+    assert_eq!(err.unwrap().code, "ERR_SSL_UNSUPPORTED_PROTOCOL");
 }
 
 #[test]
@@ -549,11 +557,10 @@ fn sni_callback_chooses_the_certificate_after_the_client_hello() {
         let mut c = client(client_config(&[&rustls::version::TLS12]));
         pump_client(&mut c, &pipe);
         let mut buf = [0u8; 64];
-        let e = s.read(&mut buf).unwrap_err();
-        assert!(is_sni_request(&e), "{e:?}");
+        assert_eq!(s.read_input(&mut buf).unwrap(), Input::ClientHello);
         assert_eq!(s.sni_name(), Some("localhost"));
         // Until the answer the handshake waits, whatever arrives.
-        let e = s.read(&mut buf).unwrap_err();
+        let e = s.read_input(&mut buf).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::WouldBlock);
         s.answer_sni(answer, super::AlpnChoice::Config);
         assert_eq!(s.sni_name(), None);
@@ -578,6 +585,8 @@ fn sni_callback_with_a_plain_http_client() {
         .to_server
         .extend(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
     let mut buf = [0u8; 64];
-    let e = s.read(&mut buf).unwrap_err();
-    assert_eq!(failure(&e).map(|f| f.code), Some("ERR_SSL_HTTP_REQUEST"));
+    match s.read_input(&mut buf).unwrap() {
+        Input::Failed(f) => assert_eq!(f.code, "ERR_SSL_HTTP_REQUEST"),
+        other => panic!("{other:?}"),
+    }
 }
