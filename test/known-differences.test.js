@@ -84,6 +84,19 @@ test('an https connection\'s socket has node\'s listeners', {
   assert.deepEqual(logs['fast-http'], logs['node:http']);
 });
 
+test('an idle socket has node\'s listeners', {
+  timeout: 30000,
+  todo: 'README: net\'s and node:http\'s \'end\' listeners are one function (a second is ~80 B a connection)',
+}, async () => {
+  const logs = await both((impl, log, done) => {
+    oneRequest(impl, (req, res) => {
+      res.on('finish', () => log.push(['data', 'end', 'finish', 'close', 'error', 'timeout', 'drain']
+        .map((e) => `${e}:${req.socket.listenerCount(e)}`).join(' ')));
+    }, done);
+  });
+  assert.deepEqual(logs['fast-http'], logs['node:http']);
+});
+
 test('a body\'s \'data\' listener runs under node\'s stack frames', {
   timeout: 30000,
   todo: 'README: one more frame, IncomingMessage.read in lib/http/incoming.js',

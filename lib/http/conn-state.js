@@ -13,6 +13,8 @@ class ConnState {
     this.outgoingData = 0;
     this.requestsCount = 0;
     this.keepAliveTimeoutSet = false;
+    /** The peer's FIN cut a message short (node's socketOnEnd reported the parse error). */
+    this.endFailed = false;
     /** The newest response given the socket (node has written what it ended by then). */
     this.assignedSeq = -1;
   }

@@ -5,7 +5,7 @@
 const { nextTick } = require('../internal/scheduling');
 const { F_UPGRADE, F_QUEUED } = require('../internal/native').flags;
 const { binding, servers, sockets, init } = require('../internal/native');
-const { AsyncResource, executionAsyncId, triggerAsyncId } = require('node:async_hooks');
+const { executionAsyncId, triggerAsyncId } = require('node:async_hooks');
 const tickQueue = require('./tick-queue');
 const { MODE_HTTP, onClosePhase } = require('./socket');
 const { setTrailerBlock } = require('./incoming');
@@ -13,10 +13,11 @@ const diagnostics = require('./diagnostics');
 const {
   socketFor, newRequest, parserOnIncoming, clientError,
 } = require('./server-logic');
+const { connectionResource } = require('./open-handles');
 const { startUpgrade, upgradeAfterBody, upgradeAsked } = require('./upgrade-handoff');
 const {
   kSeq, kBodyReq, kMode, kUpgradeReq, kTlsSession, kSecureSocket, kSniRequest, kParser,
-  kReadPaused, kAdopted,
+  kReadPaused, kAdopted, kHandleId,
 } = require('../internal/symbols');
 
 function onConnection(sid, id) {
@@ -32,15 +33,8 @@ function emitConnection(sid, id) {
 }
 
 function onRequest(sid, id, seq, method, url, headerBlock, flags, body, headEnd) {
-  if (this.socket === null) attachSocket(this, sid, id);
   deliver((flags & F_QUEUED) !== 0, dispatchRequest, id, this, sid, id, seq, method, url,
     headerBlock, flags, body, headEnd);
-}
-
-/** node's parser resource names its socket from the connection on. */
-function attachSocket(resource, sid, id) {
-  const server = servers[sid] ?? sockets.get(id)?.server;
-  if (server != null) resource.socket = socketFor(server, id);
 }
 
 function dispatchRequest(sid, id, seq, method, url, headerBlock, flags, body) {
@@ -295,24 +289,11 @@ function onQueuedThrow(fn, id, args) {
 
 /**
  * A connection's async resource: the addon's context for the connection is made on it, and
- * what JS runs from its tick queue runs in it. One per connection, as node's parser has one.
+ * what JS runs from its tick queue runs in it. One per connection, as node's parser has one
+ * (lib/http/open-handles.js).
  */
-function newResource() {
-  const resource = new HTTPServerAsyncResource();
-  // Its own ids are never entered (adoptIds gives it the context's): async_hooks see them end
-  // at once, not hold an open resource until the object is collected.
-  resource.emitDestroy();
-  return resource;
-}
-
-/** Named and shaped as node's parser resource (`type`, `socket`). */
-class HTTPServerAsyncResource extends AsyncResource {
-  constructor() {
-    super('HTTPINCOMINGMESSAGE', { requireManualDestroy: true });
-    this.type = 'HTTPINCOMINGMESSAGE';
-    this.socket = null;
-    this[kAdopted] = false;
-  }
+function newResource(sid, id) {
+  return connectionResource(servers[sid], id);
 }
 
 /**
@@ -329,6 +310,7 @@ function adoptIds(resource) {
   if (id === ownId || id <= 0) return;
   const trigger = triggerAsyncId();
   for (const key of Object.getOwnPropertySymbols(resource)) {
+    if (key === kHandleId) continue;
     if (resource[key] === ownId) resource[key] = id;
     else if (resource[key] === ownTrigger) resource[key] = trigger;
   }

@@ -45,7 +45,6 @@ function socketFor(server, id) {
   if (socket === undefined) {
     socket = new FastSocket(server, id);
     socket[kState] = new ConnState();
-    socket.on('end', socketOnEnd);
     socket.on('timeout', socketOnTimeout);
     socket.on('error', socketOnError);
     socket.on('close', socketOnClose);
@@ -248,7 +247,6 @@ function deliverBody(req, flags, body) {
 /** The socket leaves node's HTTP server: its bytes are the app's from now on. */
 function detachHttp(socket) {
   toRaw(socket);
-  socket.removeListener('end', socketOnEnd);
   socket.removeListener('timeout', socketOnTimeout);
   socket.removeListener('error', socketOnError);
   socket.removeListener('close', socketOnClose);
@@ -516,27 +514,12 @@ function socketOnEndError(socket, code, reason) {
   err.bytesParsed = 0;
   err.code = code;
   err.reason = reason;
-  socket.removeListener('end', socketOnEnd);
+  if (socket[kState] !== null) socket[kState].endFailed = true;
   socket.prependOnceListener('end', function socketOnEnd() {
     socketOnError.call(this, err);
   });
   socket.push(null);
   socket.read(0);
-}
-
-/**
- * node's socketOnEnd (httpAllowHalfOpen false: a true value sends the server to node's own):
- * the peer's FIN on a connection between messages ends the socket's writable side, so its
- * 'finish' comes before 'close'. With a request or response in progress the addon's
- * handling stands (what node's abortIncoming and end() lead to, the finish-order fuzz
- * compares).
- */
-function socketOnEnd() {
-  const state = this[kState];
-  if (state.first === null && state.outgoing === null && this._httpMessage === null &&
-      this.writable) {
-    this.end();
-  }
 }
 
 function noop() {}

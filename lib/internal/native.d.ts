@@ -85,7 +85,7 @@ export interface Callbacks {
   onTlsClientError(sid: number, id: number, code: string, message: string): void;
   onKeylog(sid: number, id: number, line: Buffer): void;
   onSniRequest(sid: number, id: number, servername: string, protocols: Buffer): void;
-  newResource(): void;
+  newResource(sid: number, id: number): void;
   onClosePhase(token: number): void;
 }
 

@@ -58,6 +58,8 @@ module.exports = {
   kHandleResource: Symbol('fast-http.handleResource'),
   /** A connection's async resource has the ids of the addon's context for it. */
   kAdopted: Symbol('fast-http.adopted'),
+  /** A connection's async resource's own id: its TCPWRAP's (0 once destroyed). */
+  kHandleId: Symbol('fast-http.handleId'),
   /** A server's method that re-decides them when `emit` changed. */
   kWatchEmit: Symbol('fast-http.watchEmit'),
 };

@@ -242,7 +242,7 @@ pub const CALLBACKS: [Callback; 22] = [
         "onSniRequest",
         &[("sid", N), ("id", N), ("servername", S), ("protocols", B)],
     ),
-    ("newResource", &[]),
+    ("newResource", &[("sid", N), ("id", N)]),
     ("onClosePhase", &[("token", N)]),
 ];
 

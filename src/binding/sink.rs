@@ -157,9 +157,10 @@ fn context(id: Option<u64>) -> Option<(sys::napi_ref, sys::napi_async_context)> 
         Found::Make(env, factory) => (env, factory),
     };
     let id = id?;
+    let sid = crate::reactor::with(|r| r.conn(id).map(|c| c.server)).flatten();
     // JS runs here (the factory, and async_hooks' init hooks in napi_async_init): no borrow
     // of the context is held.
-    let obj = new_resource(env, factory);
+    let obj = new_resource(env, factory, sid, id);
     let mut ctx = ptr::null_mut();
     // SAFETY: on the JS thread with a live env and an open handle scope; the reference below
     // keeps the resource alive as long as the context.
@@ -180,19 +181,41 @@ fn context(id: Option<u64>) -> Option<(sys::napi_ref, sys::napi_async_context)> 
     Some((resource, ctx))
 }
 
+/// The connection whose context a call runs in. One whose first event is its close gets none
+/// of its own (its async resource would stand for a handle already gone: async_hooks would
+/// see a TCPWRAP begin at its end): it closes in the addon's.
+fn own_context(cb: Cb, id: Option<u64>) -> Option<u64> {
+    if !matches!(cb, Cb::Close) {
+        return id;
+    }
+    let id = id?;
+    let has = JS.with(|j| {
+        j.borrow()
+            .as_ref()
+            .is_some_and(|js| matches!(js.conns.get(index_of(id)), Some(Some(c)) if c.id == id))
+    });
+    has.then_some(id)
+}
+
 enum Found {
     Ready(sys::napi_ref, sys::napi_async_context),
     Make(Env, sys::napi_ref),
 }
 
-/// A new connection's async resource from JS's factory (a plain object when it throws, which
-/// then goes to the uncaught-exception path, as a throwing async_hooks hook does on node).
-fn new_resource(env: Env, factory: sys::napi_ref) -> Value {
+/// A new connection's async resource from JS's factory, given the connection's server (-1
+/// when gone) and id (a plain object when it throws, which then goes to the uncaught-exception
+/// path, as a throwing async_hooks hook does on node).
+fn new_resource(env: Env, factory: sys::napi_ref, sid: Option<u32>, id: u64) -> Value {
     let f = napi::deref(env, factory);
+    let args = [
+        napi::f64v(env, sid.map_or(-1.0, f64::from)),
+        napi::f64v(env, id as f64),
+    ];
     let mut obj = ptr::null_mut();
-    // SAFETY: f is a live function; no arguments.
-    let status =
-        unsafe { sys::napi_call_function(env, napi::undefined(env), f, 0, ptr::null(), &mut obj) };
+    // SAFETY: f is a live function; args are live values in this scope.
+    let status = unsafe {
+        sys::napi_call_function(env, napi::undefined(env), f, 2, args.as_ptr(), &mut obj)
+    };
     if status == sys::Status::napi_ok && !obj.is_null() {
         return obj;
     }
@@ -225,7 +248,7 @@ fn call<const N: usize>(cb: Cb, id: Option<u64>, build: impl FnOnce(Env) -> [Val
         // SAFETY: called on the JS thread from a libuv callback (no JS frame below us).
         unsafe { sys::napi_open_handle_scope(env, &mut handles) };
     }
-    let found = context(id).and_then(|(resource, ctx)| {
+    let found = context(own_context(cb, id)).and_then(|(resource, ctx)| {
         let f = JS.with(|j| j.borrow().as_ref().map(|js| js.cbs[cb as usize]))?;
         Some((f, resource, ctx))
     });
