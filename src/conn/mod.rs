@@ -133,6 +133,13 @@ pub struct Dispatch {
     pub after_idle: bool,
 }
 
+/// A step of a body's decoder (`body_step`): its end (bytes used, the request, how it ended),
+/// or what to do otherwise.
+enum BodyStep {
+    End(usize, u32, crate::proto::decode::Done),
+    Other(Action),
+}
+
 /// What to do with the next bytes. The first field of each variant that has one is how many
 /// bytes of the input it used.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -256,33 +263,45 @@ impl Http1 {
 
     /// A request body.
     fn next_body(&mut self, buf: &[u8], lim: &Limits<'_>) -> Action {
-        let Reading::Body { seq, dec } = &mut self.reading else {
-            debug_assert!(false, "next_body outside a body");
-            return Action::Stop;
+        let (n, seq, done) = match self.body_step(buf, lim) {
+            BodyStep::End(n, seq, done) => (n, seq, done),
+            BodyStep::Other(a) => return a,
         };
-        let seq = *seq;
-        match dec.step(buf, &lim.parse) {
+        self.message_complete(Reading::Head);
+        if done.close && self.keep_alive == KeepAlive::Open {
+            // `Connection: close` in the trailers: llhttp reads nothing more as HTTP
+            // (bytes after the message fail, HPE_CLOSED_CONNECTION).
+            self.keep_alive = KeepAlive::Closing;
+        } else if done.keep && self.keep_alive == KeepAlive::Closing {
+            // `Connection: keep-alive` in an HTTP/1.0 request's trailers: llhttp
+            // reads the next request after all.
+            self.keep_alive = KeepAlive::Open;
+        }
+        // After an upgrade nobody took, llhttp stops: the rest of the read is
+        // dropped (node serves the request only).
+        let n = if done.upgrade { buf.len() } else { n };
+        Action::BodyEnd(n, seq, done.trailers)
+    }
+
+    /// One step of the body being read (a request's, or an upgrade's): its data, an error,
+    /// more input wanted, or its end, which each caller completes its own way.
+    fn body_step(&mut self, buf: &[u8], lim: &Limits<'_>) -> BodyStep {
+        let (seq, dec) = match &mut self.reading {
+            Reading::Body { seq, dec } | Reading::Upgrade(Upgrading::Body { seq, dec, .. }) => {
+                (*seq, dec)
+            }
+            _ => {
+                debug_assert!(false, "body_step outside a body");
+                return BodyStep::Other(Action::Stop);
+            }
+        };
+        BodyStep::Other(match dec.step(buf, &lim.parse) {
             Err(e) => self.error(e),
             Ok((n, Event::Data(a, b))) => Action::Body(n, seq, (a, b)),
-            Ok((n, Event::Done(done))) => {
-                self.message_complete(Reading::Head);
-                if done.close && self.keep_alive == KeepAlive::Open {
-                    // `Connection: close` in the trailers: llhttp reads nothing more as HTTP
-                    // (bytes after the message fail, HPE_CLOSED_CONNECTION).
-                    self.keep_alive = KeepAlive::Closing;
-                } else if done.keep && self.keep_alive == KeepAlive::Closing {
-                    // `Connection: keep-alive` in an HTTP/1.0 request's trailers: llhttp
-                    // reads the next request after all.
-                    self.keep_alive = KeepAlive::Open;
-                }
-                // After an upgrade nobody took, llhttp stops: the rest of the read is
-                // dropped (node serves the request only).
-                let n = if done.upgrade { buf.len() } else { n };
-                Action::BodyEnd(n, seq, done.trailers)
-            }
+            Ok((n, Event::Done(done))) => return BodyStep::End(n, seq, done),
             Ok((0, Event::NeedMore)) => Action::Stop,
             Ok((n, Event::NeedMore)) => Action::Consume(n),
-        }
+        })
     }
 
     /// A message ended: what is read next, and no request is under way.
@@ -333,25 +352,20 @@ impl Http1 {
 
     /// The body of an Upgrade request that goes through the request first.
     fn next_upgrade_body(&mut self, buf: &[u8], lim: &Limits<'_>) -> Action {
-        let Reading::Upgrade(Upgrading::Body { seq, dec, told }) = &mut self.reading else {
-            debug_assert!(false, "next_upgrade_body outside an upgrade's body");
-            return Action::Stop;
-        };
-        let seq = *seq;
-        match dec.step(buf, &lim.parse) {
-            Err(e) => self.error(e),
-            Ok((n, Event::Data(a, b))) => Action::Body(n, seq, (a, b)),
-            Ok((n, Event::Done(done))) => {
+        match self.body_step(buf, lim) {
+            BodyStep::End(n, seq, done) => {
                 self.message_complete(Reading::Upgrade(Upgrading::AfterBody { seq }));
                 Action::BodyEnd(n, seq, done.trailers)
             }
             // The read is used up with the body unfinished: node emits now.
-            Ok((0, Event::NeedMore)) if !*told => {
-                *told = true;
-                Action::Upgrade(0, seq, false)
-            }
-            Ok((0, Event::NeedMore)) => Action::Stop,
-            Ok((n, Event::NeedMore)) => Action::Consume(n),
+            BodyStep::Other(Action::Stop) => match &mut self.reading {
+                Reading::Upgrade(Upgrading::Body { seq, told, .. }) if !*told => {
+                    *told = true;
+                    Action::Upgrade(0, *seq, false)
+                }
+                _ => Action::Stop,
+            },
+            BodyStep::Other(a) => a,
         }
     }
 
