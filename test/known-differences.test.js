@@ -37,7 +37,7 @@ function oneRequest(impl, inspect, done, options = {}) {
 
 test('the connection\'s HTTPINCOMINGMESSAGE: one init, triggered by the socket\'s TCPWRAP', {
   timeout: 30000,
-  todo: 'README: its trigger id is 0, and async_hooks see one more init for it',
+  todo: 'README: its trigger id is 0 (the addon makes its context where no JS resource is current)',
 }, async () => {
   const logs = await both((impl, log, done) => {
     const inits = new Map();

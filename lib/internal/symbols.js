@@ -54,7 +54,7 @@ module.exports = {
    * server's _emitCloseIfDrained): a closing server's 'close' is due a tick later.
    */
   kConnectionGone: Symbol('fast-http.connectionGone'),
-  /** A server's or socket's stand-in for node's TCP handle (lib/http/open-handles.js). */
+  /** A listening server's stand-in for node's TCP handle (lib/http/open-handles.js). */
   kHandleResource: Symbol('fast-http.handleResource'),
   /** A connection's async resource has the ids of the addon's context for it. */
   kAdopted: Symbol('fast-http.adopted'),
