@@ -415,11 +415,7 @@ export!(tls_context_free, |a| {
 export!(server_set_tls, |a| {
     let sid = a.u32(0);
     let ctx = tls_context(a.u32(1));
-    reactor::with(|r| {
-        if let Some(s) = r.server(sid) {
-            s.tls = ctx;
-        }
-    });
+    reactor::with(|r| r.set_server_context(sid, ctx));
     undef(&a)
 });
 

@@ -5,6 +5,8 @@
 //! run once when it closes, as after node's own `onread`.
 
 use super::napi::{self, Env, Value};
+use crate::net::tls::{SessionInfo, TlsFailure};
+use crate::reactor::secure::SecureSink;
 use crate::reactor::sink::{ClientError, Request, Sink};
 use crate::reactor::slots::index_of;
 use ::napi::sys;
@@ -547,7 +549,25 @@ impl Sink for JsSink {
         });
     }
 
-    fn secure(sid: u32, id: u64, info: &crate::net::tls::SessionInfo) {
+    fn released(id: u64) {
+        JS.with(|j| {
+            let mut j = j.borrow_mut();
+            let Some(js) = j.as_mut() else { return };
+            let env = js.env;
+            let i = index_of(id);
+            if let Some(slot) = js.conns.get_mut(i) {
+                if slot.as_ref().map(|c| c.id) == Some(id) {
+                    if let Some(c) = slot.take() {
+                        release_ctx(env, c);
+                    }
+                }
+            }
+        });
+    }
+}
+
+impl SecureSink for JsSink {
+    fn secure(sid: u32, id: u64, info: &SessionInfo) {
         call(Cb::Secure, Some(id), |env| {
             let o = napi::object(env);
             let str_or_false = |s: Option<&[u8]>| match s {
@@ -576,7 +596,7 @@ impl Sink for JsSink {
         });
     }
 
-    fn tls_client_error(sid: u32, id: u64, e: &crate::net::tls::TlsFailure) {
+    fn tls_client_error(sid: u32, id: u64, e: &TlsFailure) {
         call(Cb::TlsClientError, Some(id), |env| {
             [
                 napi::u32v(env, sid),
@@ -612,22 +632,6 @@ impl Sink for JsSink {
                 napi::utf8(env, servername),
                 napi::buffer_copy(env, &wire),
             ]
-        });
-    }
-
-    fn released(id: u64) {
-        JS.with(|j| {
-            let mut j = j.borrow_mut();
-            let Some(js) = j.as_mut() else { return };
-            let env = js.env;
-            let i = index_of(id);
-            if let Some(slot) = js.conns.get_mut(i) {
-                if slot.as_ref().map(|c| c.id) == Some(id) {
-                    if let Some(c) = slot.take() {
-                        release_ctx(env, c);
-                    }
-                }
-            }
         });
     }
 }

@@ -210,13 +210,8 @@ export!(tls_export_keying_material, |a| {
     let mut label = Vec::new();
     a.utf8_into(2, &mut label);
     let context = a.bytes(3);
-    let out = reactor::with(|r| {
-        let c = r.conn(id).ok_or("the connection is closed")?;
-        let t = c.stream.tls().ok_or("not a TLS connection")?;
-        t.export_keying_material(len, &label, context)
-            .map_err(|_| "the TLS handshake is not complete")
-    })
-    .unwrap_or(Err("the connection is closed"));
+    let out = reactor::with(|r| r.keying_material(id, len, &label, context))
+        .unwrap_or(Err("the connection is closed"));
     match out {
         Ok(bytes) => napi::buffer_copy(a.env, &bytes),
         Err(msg) => {

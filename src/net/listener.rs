@@ -144,11 +144,11 @@ pub fn adopt_stream(fd: RawFd) -> io::Result<Stream> {
     // SAFETY: fd is an open connected socket of `family`, owned from here on.
     Ok(unsafe {
         if family == libc::AF_UNIX {
-            Stream::Plain(Socket::Unix(mio::net::UnixStream::from_std(
+            Stream::new(Socket::Unix(mio::net::UnixStream::from_std(
                 std::os::unix::net::UnixStream::from_raw_fd(fd),
             )))
         } else {
-            Stream::Plain(Socket::Tcp(mio::net::TcpStream::from_std(
+            Stream::new(Socket::Tcp(mio::net::TcpStream::from_std(
                 std::net::TcpStream::from_raw_fd(fd),
             )))
         }
@@ -158,8 +158,8 @@ pub fn adopt_stream(fd: RawFd) -> io::Result<Stream> {
 impl Listener {
     pub fn accept(&self) -> io::Result<Stream> {
         let stream = match self {
-            Listener::Tcp(l) => l.accept().map(|(s, _)| Stream::Plain(Socket::Tcp(s))),
-            Listener::Unix(l, _) => l.accept().map(|(s, _)| Stream::Plain(Socket::Unix(s))),
+            Listener::Tcp(l) => l.accept().map(|(s, _)| Stream::new(Socket::Tcp(s))),
+            Listener::Unix(l, _) => l.accept().map(|(s, _)| Stream::new(Socket::Unix(s))),
         }?;
         sys::prepare_accepted(stream.as_raw_fd());
         Ok(stream)

@@ -1,12 +1,12 @@
 //! An accepted connection, TCP or unix, with the per-socket options node's net.Socket exposes
-//! (setNoDelay, setKeepAlive, resetAndDestroy's SO_LINGER 0) and half-close. A TLS connection is
-//! the same socket behind a TLS session (`tls`): the connection machine reads and writes
-//! plaintext through it either way, and a read says what else happened (`Input`).
+//! (setNoDelay, setKeepAlive, resetAndDestroy's SO_LINGER 0). A TLS connection is the same
+//! socket with a TLS session beside it (`tls`); reading and writing either is the driver's
+//! (`super::readiness`).
 
 use super::sys::{self, set_int_opt};
-use super::tls::{Input, TlsSession};
+use super::tls::TlsSession;
 use mio::net::{TcpStream, UnixStream};
-use std::io::{self, Read};
+use std::io;
 use std::net::SocketAddr;
 use std::os::fd::{AsRawFd, RawFd};
 
@@ -16,10 +16,10 @@ pub enum Socket {
     Unix(UnixStream),
 }
 
-pub enum Stream {
-    Plain(Socket),
-    /// TLS over a TCP or Unix-domain socket (node's https serves both).
-    Tls(Box<TlsSession<Socket>>),
+pub struct Stream {
+    pub(super) socket: Socket,
+    /// TLS over the TCP or Unix-domain socket (node's https serves both).
+    pub(super) tls: Option<Box<TlsSession>>,
 }
 
 impl Socket {
@@ -30,7 +30,7 @@ impl Socket {
         }
     }
 
-    fn shutdown_write(&mut self) {
+    pub(super) fn shutdown_write(&mut self) {
         let _ = match self {
             Socket::Tcp(s) => s.shutdown(std::net::Shutdown::Write),
             Socket::Unix(s) => s.shutdown(std::net::Shutdown::Write),
@@ -39,70 +39,25 @@ impl Socket {
 }
 
 impl Stream {
-    fn socket(&self) -> &Socket {
-        match self {
-            Stream::Plain(s) => s,
-            Stream::Tls(t) => t.socket(),
-        }
-    }
-
-    fn socket_mut(&mut self) -> &mut Socket {
-        match self {
-            Stream::Plain(s) => s,
-            Stream::Tls(t) => t.socket_mut(),
-        }
+    pub fn new(socket: Socket) -> Stream {
+        Stream { socket, tls: None }
     }
 
     fn tcp(&self) -> Option<&TcpStream> {
-        self.socket().tcp()
+        self.socket.tcp()
     }
 
-    /// What the connection's next bytes are (plaintext on TLS), or a TLS event to act on
-    /// first.
-    pub fn read_input(&mut self, buf: &mut [u8]) -> io::Result<Input> {
-        match self {
-            Stream::Plain(s) => s.read(buf).map(Input::Bytes),
-            Stream::Tls(t) => t.read_input(buf),
-        }
+    /// Puts a TLS session over the socket (before any byte is read).
+    pub fn secure(&mut self, session: TlsSession) {
+        self.tls = Some(Box::new(session));
     }
 
-    /// The plain stream's socket, to put a TLS session over (a TLS stream comes back).
-    pub fn into_socket(self) -> Result<Socket, Stream> {
-        match self {
-            Stream::Plain(s) => Ok(s),
-            tls => Err(tls),
-        }
+    pub fn tls(&self) -> Option<&TlsSession> {
+        self.tls.as_deref()
     }
 
-    /// Output the transport still holds (TLS ciphertext): the connection is not written out.
-    #[inline]
-    pub fn wants_write(&self) -> bool {
-        match self {
-            Stream::Tls(t) => t.wants_write(),
-            _ => false,
-        }
-    }
-
-    /// Writes what `wants_write` reports; WouldBlock when some is left.
-    pub fn write_pending(&mut self) -> io::Result<()> {
-        match self {
-            Stream::Tls(t) => t.write_pending(),
-            _ => Ok(()),
-        }
-    }
-
-    pub fn tls(&self) -> Option<&TlsSession<Socket>> {
-        match self {
-            Stream::Tls(t) => Some(t),
-            _ => None,
-        }
-    }
-
-    pub fn tls_mut(&mut self) -> Option<&mut TlsSession<Socket>> {
-        match self {
-            Stream::Tls(t) => Some(t),
-            _ => None,
-        }
+    pub fn tls_mut(&mut self) -> Option<&mut TlsSession> {
+        self.tls.as_deref_mut()
     }
 
     pub fn set_nodelay(&self, on: bool) {
@@ -128,14 +83,6 @@ impl Stream {
 
     pub fn local_addr(&self) -> Option<SocketAddr> {
         self.tcp().and_then(|s| s.local_addr().ok())
-    }
-
-    /// FIN (after TLS's close_notify).
-    pub fn shutdown_write(&mut self) {
-        if let Stream::Tls(t) = self {
-            t.close_notify();
-        }
-        self.socket_mut().shutdown_write();
     }
 
     /// Sends RST instead of FIN on close (SO_LINGER 0), as net.Socket.resetAndDestroy does.
@@ -187,26 +134,6 @@ impl io::Write for Socket {
     }
 }
 
-impl io::Write for Stream {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Stream::Plain(s) => s.write(buf),
-            Stream::Tls(t) => t.write(buf),
-        }
-    }
-
-    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        match self {
-            Stream::Plain(s) => s.write_vectored(bufs),
-            Stream::Tls(t) => t.write_vectored(bufs),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 impl mio::event::Source for Socket {
     fn register(&mut self, r: &mio::Registry, t: mio::Token, i: mio::Interest) -> io::Result<()> {
         match self {
@@ -230,13 +157,13 @@ impl mio::event::Source for Socket {
 
 impl mio::event::Source for Stream {
     fn register(&mut self, r: &mio::Registry, t: mio::Token, i: mio::Interest) -> io::Result<()> {
-        self.socket_mut().register(r, t, i)
+        self.socket.register(r, t, i)
     }
     fn reregister(&mut self, r: &mio::Registry, t: mio::Token, i: mio::Interest) -> io::Result<()> {
-        self.socket_mut().reregister(r, t, i)
+        self.socket.reregister(r, t, i)
     }
     fn deregister(&mut self, r: &mio::Registry) -> io::Result<()> {
-        self.socket_mut().deregister(r)
+        self.socket.deregister(r)
     }
 }
 
@@ -251,6 +178,6 @@ impl AsRawFd for Socket {
 
 impl AsRawFd for Stream {
     fn as_raw_fd(&self) -> RawFd {
-        self.socket().as_raw_fd()
+        self.socket.as_raw_fd()
     }
 }

@@ -1,10 +1,11 @@
-//! A TLS server session over an accepted socket: a transport beside the plain one. A read
-//! gives decrypted bytes or a TLS event (`Input`: the handshake done, key-log lines, a
-//! ClientHello for JS to decide, a failure; the handshake runs inside reads), writes take
-//! plaintext and encrypt it,
-//! and ciphertext rustls still holds is reported (`wants_write`) so the connection is not
-//! taken for written out while some waits for the kernel. Buffers are bounded: rustls keeps at
-//! most `BUFFER_LIMIT` of output, and input is decrypted only as fast as it is taken.
+//! A TLS server session without I/O: ciphertext in (`read_tls`, from any reader: a socket, a
+//! completion's buffer, a test's byte slice), plaintext and TLS events out (`next`,
+//! `take_event`: the handshake done, key-log lines, a ClientHello for JS to decide, a
+//! failure), plaintext in (`write_plain`) and ciphertext out (`write_tls`, to any writer).
+//! Alerts OpenSSL would send in the clear are queued with the rest of the output. The
+//! readiness rules (read until the socket would block, one recv per request) are the
+//! driver's (`super::readiness`). Buffers are bounded: rustls keeps at most `BUFFER_LIMIT` of
+//! output, and input is decrypted only as fast as it is taken.
 
 use super::tls_config::TlsContext;
 use super::tls_scope;
@@ -39,22 +40,34 @@ impl std::fmt::Display for TlsFailure {
     }
 }
 
-/// What one read of the session gives: plaintext, or a TLS event the embedder acts on before
-/// it reads again (each comes before any plaintext of the same read).
+/// What the session has for the connection after the ciphertext it was given.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Input {
-    /// Plaintext; 0 is the end of the input.
+pub enum Next {
+    /// This much plaintext (never 0).
     Bytes(usize),
+    /// A TLS event (`take_event`), to act on before any plaintext that follows it.
+    Event,
+    /// Nothing until more ciphertext comes.
+    Empty,
+    /// Nothing until JS answers the ClientHello (`answer_sni`): no input is taken meanwhile.
+    Wait,
+    /// The input ended (close_notify, or the socket's end after the handshake).
+    End,
+}
+
+/// A TLS event the embedder acts on before it takes more plaintext.
+#[derive(Debug, PartialEq, Eq)]
+pub enum TlsEvent {
     /// The handshake completed: the embedder announces the secure connection before its
     /// first request. Once.
     HandshakeDone,
-    /// The handshake made key-log lines (`take_keylog`).
-    Keylog,
+    /// Key-log lines the handshake made (node's 'keylog').
+    Keylog(Vec<Vec<u8>>),
     /// The ClientHello waits for `answer_sni` (the server's SNICallback / ALPNCallback is
     /// asked: `sni_name`, `sni_protocols`).
     ClientHello,
-    /// The session failed (its alert, if any, went to the peer): node's 'tlsClientError'
-    /// during the handshake, a socket error after it.
+    /// The session failed (its alert, if any, is queued for the peer): node's
+    /// 'tlsClientError' during the handshake, a socket error after it.
     Failed(TlsFailure),
 }
 
@@ -65,7 +78,7 @@ enum Sni {
     /// JS is choosing the context for this ClientHello (its server name, "" for none) and,
     /// with an ALPNCallback, the protocol among the client's (empty: not asked).
     Asking(Box<Accepted>, String, Vec<Vec<u8>>),
-    /// The ClientHello was not taken: the next read reports it.
+    /// The ClientHello was not taken: the next event reports it.
     Failed(rustls::Error),
 }
 
@@ -95,8 +108,7 @@ pub struct SessionInfo {
     pub reject: bool,
 }
 
-pub struct TlsSession<S> {
-    sock: S,
+pub struct TlsSession {
     conn: ServerConnection,
     ctx: Arc<TlsContext>,
     first: [u8; FIRST_BYTES],
@@ -109,24 +121,31 @@ pub struct TlsSession<S> {
     /// node's SNICallback / ALPNCallback: until JS has answered, `conn` is a placeholder
     /// never fed.
     sni: Option<Sni>,
+    /// The ClientHello waits for JS and `take_event` has not said so yet.
+    hello_untold: bool,
     /// The server has an SNICallback (JS is asked for a ClientHello that names a server).
     sni_callback: bool,
     /// The server has an ALPNCallback (JS is asked for a ClientHello that offers ALPN).
     alpn_callback: bool,
-    /// A failure OpenSSL reports without an alert: nothing more goes to the peer.
+    /// The failure `take_event` reports next.
+    failure: Option<TlsFailure>,
+    /// Alerts OpenSSL sends in the clear where rustls sends none (or another one): they go
+    /// out before anything rustls holds.
+    clear_out: Vec<u8>,
+    /// A failure OpenSSL reports without an alert: nothing rustls holds goes to the peer.
     muted: bool,
 }
 
-/// Records the first bytes read from the socket (only until the handshake is done).
-struct Recording<'a, S> {
-    sock: &'a mut S,
+/// Records the first bytes read (only until the handshake is done).
+struct Recording<'a> {
+    src: &'a mut dyn Read,
     first: &'a mut [u8; FIRST_BYTES],
     first_len: &'a mut usize,
 }
 
-impl<S: Read> Read for Recording<'_, S> {
+impl Read for Recording<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.sock.read(buf)?;
+        let n = self.src.read(buf)?;
         let take = (FIRST_BYTES - *self.first_len).min(n);
         self.first[*self.first_len..*self.first_len + take].copy_from_slice(&buf[..take]);
         *self.first_len += take;
@@ -134,27 +153,11 @@ impl<S: Read> Read for Recording<'_, S> {
     }
 }
 
-/// Tells whether the socket's last read was shorter than asked: the receive queue is empty
-/// then, and (the registration being edge-triggered) reading again would only meet EAGAIN.
-struct ShortRead<'a, R> {
-    inner: R,
-    short: &'a mut bool,
-}
-
-impl<R: Read> Read for ShortRead<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        *self.short = n < buf.len();
-        Ok(n)
-    }
-}
-
-impl<S: Read + Write> TlsSession<S> {
-    pub fn new(sock: S, ctx: Arc<TlsContext>) -> io::Result<TlsSession<S>> {
+impl TlsSession {
+    pub fn new(ctx: Arc<TlsContext>) -> io::Result<TlsSession> {
         let mut conn = ServerConnection::new(ctx.config.clone()).map_err(io::Error::other)?;
         conn.set_buffer_limit(Some(BUFFER_LIMIT));
         Ok(TlsSession {
-            sock,
             conn,
             ctx,
             first: [0; FIRST_BYTES],
@@ -164,8 +167,11 @@ impl<S: Read + Write> TlsSession<S> {
             keylog: false,
             keylog_lines: Vec::new(),
             sni: None,
+            hello_untold: false,
             sni_callback: false,
             alpn_callback: false,
+            failure: None,
+            clear_out: Vec::new(),
             muted: false,
         })
     }
@@ -196,7 +202,8 @@ impl<S: Read + Write> TlsSession<S> {
     }
 
     /// JS's answer: the handshake goes on with `ctx`'s certificates (None: the server's own)
-    /// and the ALPN protocol `alpn` says. A failure is reported by the next read.
+    /// and the ALPN protocol `alpn` says; the ServerHello is output to send. A failure is
+    /// the next event.
     pub fn answer_sni(&mut self, ctx: Option<&TlsContext>, alpn: AlpnChoice) {
         let Some(Sni::Asking(accepted, _, protocols)) = self.sni.take() else {
             return;
@@ -224,70 +231,44 @@ impl<S: Read + Write> TlsSession<S> {
             Ok(conn) => {
                 self.conn = conn;
                 self.conn.set_buffer_limit(Some(BUFFER_LIMIT));
-                // The ServerHello goes out now: the client waits for it.
-                let _ = self.write_pending();
             }
             Err((e, mut alert)) => {
-                let _ = alert.write_all(&mut self.sock);
+                let _ = alert.write_all(&mut self.clear_out);
                 self.sni = Some(Sni::Failed(e));
             }
         }
     }
 
-    /// The read of a handshake that waits for the SNICallback: the ClientHello is read (and
-    /// nothing more) until it is whole; a ClientHello without a name goes on at once. None
-    /// when the handshake goes on.
-    fn read_sni(&mut self) -> io::Result<Option<Input>> {
-        loop {
-            let acceptor = match self.sni.as_mut() {
-                None => return Ok(None),
-                Some(Sni::Asking(..)) => return Err(ErrorKind::WouldBlock.into()),
-                Some(Sni::Failed(_)) => {
-                    let Some(Sni::Failed(e)) = self.sni.take() else {
-                        return Ok(None);
-                    };
-                    return Ok(Some(Input::Failed(self.failed(e))));
-                }
-                Some(Sni::Reading(a)) => a,
-            };
-            let mut rec = Recording {
-                sock: &mut self.sock,
-                first: &mut self.first,
-                first_len: &mut self.first_len,
-            };
-            match acceptor.read_tls(&mut rec) {
-                Ok(0) => return Ok(Some(Input::Failed(HANG_UP))),
-                Ok(_) => {}
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            }
-            match acceptor.accept() {
-                Ok(None) => continue,
-                Ok(Some(accepted)) => {
-                    let hello = accepted.client_hello();
-                    let name = hello.server_name().map(str::to_string);
-                    // OpenSSL calls the ALPN select callback only for a ClientHello with ALPN.
-                    let protocols: Vec<Vec<u8>> = match hello.alpn() {
-                        Some(list) if self.alpn_callback => list.map(<[u8]>::to_vec).collect(),
-                        _ => Vec::new(),
-                    };
-                    // node calls SNICallback only for a ClientHello with a name.
-                    let ask = (self.sni_callback && name.is_some()) || !protocols.is_empty();
-                    let name = name.unwrap_or_default();
-                    self.sni = Some(Sni::Asking(Box::new(accepted), name, protocols));
-                    if ask {
-                        return Ok(Some(Input::ClientHello));
-                    }
+    /// A ClientHello read whole is decided: JS is asked, or (a ClientHello without a name)
+    /// the handshake goes on at once.
+    fn accept_hello(&mut self) {
+        let Some(Sni::Reading(acceptor)) = self.sni.as_mut() else {
+            return;
+        };
+        match acceptor.accept() {
+            Ok(None) => {}
+            Ok(Some(accepted)) => {
+                let hello = accepted.client_hello();
+                let name = hello.server_name().map(str::to_string);
+                // OpenSSL calls the ALPN select callback only for a ClientHello with ALPN.
+                let protocols: Vec<Vec<u8>> = match hello.alpn() {
+                    Some(list) if self.alpn_callback => list.map(<[u8]>::to_vec).collect(),
+                    _ => Vec::new(),
+                };
+                // node calls SNICallback only for a ClientHello with a name.
+                let ask = (self.sni_callback && name.is_some()) || !protocols.is_empty();
+                let name = name.unwrap_or_default();
+                self.sni = Some(Sni::Asking(Box::new(accepted), name, protocols));
+                if ask {
+                    self.hello_untold = true;
+                } else {
                     self.answer_sni(None, AlpnChoice::Config);
-                    if self.sni.is_none() {
-                        return Ok(None);
-                    }
                 }
-                Err((e, mut alert)) => {
-                    let _ = alert.write_all(&mut self.sock);
-                    self.sni = None;
-                    return Ok(Some(Input::Failed(self.failed(e))));
-                }
+            }
+            Err((e, mut alert)) => {
+                let _ = alert.write_all(&mut self.clear_out);
+                self.sni = None;
+                self.failure = Some(self.failed(e));
             }
         }
     }
@@ -296,11 +277,6 @@ impl<S: Read + Write> TlsSession<S> {
     /// had a listener).
     pub fn set_keylog(&mut self, on: bool) {
         self.keylog = on;
-    }
-
-    /// The key-log lines made since the last call.
-    pub fn take_keylog(&mut self) -> Vec<Vec<u8>> {
-        std::mem::take(&mut self.keylog_lines)
     }
 
     /// `process_new_packets`, with this session's key-log lines collected when it logs.
@@ -312,55 +288,130 @@ impl<S: Read + Write> TlsSession<S> {
         tls_scope::with_connection(resumed, keylog, || conn.process_new_packets()).map(|_| ())
     }
 
-    pub fn socket(&self) -> &S {
-        &self.sock
+    /// Takes one read of ciphertext from `src` and processes it (a failure is the next
+    /// event). Ok(0): `src` ended. WouldBlock from `src` as it came; also while the
+    /// ClientHello waits for JS (no input is taken then).
+    pub fn read_tls(&mut self, src: &mut dyn Read) -> io::Result<usize> {
+        let mut rec = Recording {
+            src,
+            first: &mut self.first,
+            first_len: &mut self.first_len,
+        };
+        let n = match self.sni.as_mut() {
+            Some(Sni::Reading(acceptor)) => acceptor.read_tls(&mut rec)?,
+            Some(_) => return Err(ErrorKind::WouldBlock.into()),
+            None if self.announced => self.conn.read_tls(src)?,
+            None => self.conn.read_tls(&mut rec)?,
+        };
+        if n == 0 {
+            self.eof = true;
+        }
+        if self.sni.is_some() {
+            self.accept_hello();
+        } else if let Err(e) = self.process() {
+            self.failure = Some(self.failed(e));
+        }
+        Ok(n)
     }
 
-    pub fn socket_mut(&mut self) -> &mut S {
-        &mut self.sock
+    /// What the ciphertext taken so far gives: plaintext into `buf` (not empty), or an event
+    /// to take first, or why there is nothing.
+    pub fn next(&mut self, buf: &mut [u8]) -> io::Result<Next> {
+        if self.has_event() {
+            return Ok(Next::Event);
+        }
+        match &self.sni {
+            Some(Sni::Asking(..)) => return Ok(Next::Wait),
+            Some(_) if self.eof => return Ok(self.ended()),
+            Some(_) => return Ok(Next::Empty),
+            None => {}
+        }
+        match self.conn.reader().read(buf) {
+            Ok(0) => Ok(Next::End),
+            Ok(n) => Ok(Next::Bytes(n)),
+            Err(e) if e.kind() == ErrorKind::WouldBlock && self.eof => Ok(self.ended()),
+            Err(e) if e.kind() == ErrorKind::WouldBlock => Ok(Next::Empty),
+            // The socket ended without close_notify: the input ends there too.
+            Err(e) if e.kind() == ErrorKind::UnexpectedEof => Ok(self.ended()),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn has_event(&mut self) -> bool {
+        if matches!(self.sni, Some(Sni::Failed(_))) {
+            if let Some(Sni::Failed(e)) = self.sni.take() {
+                self.failure = Some(self.failed(e));
+            }
+        }
+        self.failure.is_some()
+            || self.hello_untold
+            || !self.keylog_lines.is_empty()
+            || (self.sni.is_none() && !self.announced && !self.conn.is_handshaking())
+    }
+
+    /// The event `next` announced (failure, ClientHello, key-log lines, handshake done, in
+    /// that order), each once.
+    pub fn take_event(&mut self) -> Option<TlsEvent> {
+        if !self.has_event() {
+            return None;
+        }
+        if let Some(f) = self.failure.take() {
+            return Some(TlsEvent::Failed(f));
+        }
+        if std::mem::take(&mut self.hello_untold) {
+            return Some(TlsEvent::ClientHello);
+        }
+        if !self.keylog_lines.is_empty() {
+            return Some(TlsEvent::Keylog(std::mem::take(&mut self.keylog_lines)));
+        }
+        self.announced = true;
+        Some(TlsEvent::HandshakeDone)
+    }
+
+    /// The input ended. Before the handshake finished that is node's 'tlsClientError'
+    /// ECONNRESET "socket hang up" (onSocketClose in _tls_wrap.js).
+    fn ended(&mut self) -> Next {
+        if self.sni.is_some() || self.conn.is_handshaking() {
+            self.sni = None;
+            self.failure = Some(HANG_UP);
+            return Next::Event;
+        }
+        Next::End
     }
 
     pub fn is_handshaking(&self) -> bool {
-        self.conn.is_handshaking()
+        self.sni.is_some() || self.conn.is_handshaking()
     }
 
-    /// Ciphertext waits to be written.
+    /// Ciphertext (or a clear alert) waits to be sent.
     pub fn wants_write(&self) -> bool {
-        self.conn.wants_write()
+        !self.clear_out.is_empty() || (!self.muted && self.conn.wants_write())
     }
 
-    /// Writes the ciphertext rustls holds. WouldBlock when some is left.
-    pub fn write_pending(&mut self) -> io::Result<()> {
+    /// Sends some of what `wants_write` reports to `dst` (one write of it).
+    pub fn write_tls(&mut self, dst: &mut dyn Write) -> io::Result<usize> {
+        if !self.clear_out.is_empty() {
+            let n = dst.write(&self.clear_out)?;
+            self.clear_out.drain(..n);
+            return Ok(n);
+        }
         if self.muted {
-            return Ok(());
+            return Ok(0);
         }
-        while self.conn.wants_write() {
-            match self.conn.write_tls(&mut self.sock) {
-                Ok(0) => return Err(ErrorKind::WriteZero.into()),
-                Ok(_) => {}
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(())
+        self.conn.write_tls(dst)
     }
 
-    /// close_notify, then what is left of the output (best effort: the socket's FIN follows).
+    /// Takes plaintext to send, up to the buffer limit (0: full).
+    pub fn write_plain(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+        self.conn.writer().write_vectored(bufs)
+    }
+
+    /// Queues close_notify.
     pub fn close_notify(&mut self) {
         self.conn.send_close_notify();
-        let _ = self.write_pending();
     }
 
-    /// The socket's input ended. Before the handshake finished that is node's
-    /// 'tlsClientError' ECONNRESET "socket hang up" (onSocketClose in _tls_wrap.js).
-    fn ended(&self, filled: usize) -> Input {
-        if self.conn.is_handshaking() {
-            return Input::Failed(HANG_UP);
-        }
-        Input::Bytes(filled)
-    }
-
-    /// Sends what OpenSSL would for `e` (an alert, or nothing) and names the failure.
+    /// Queues what OpenSSL would send for `e` (an alert, or nothing) and names the failure.
     fn failed(&mut self, e: rustls::Error) -> TlsFailure {
         let mut f = describe(&e, &self.first[..self.first_len]);
         if self.first_len >= 2 && self.first[1] != 3 {
@@ -374,15 +425,11 @@ impl<S: Read + Write> TlsSession<S> {
                 f = fail("ERR_SSL_NO_SHARED_CIPHER", "no shared cipher", 0x0A0000C1);
             }
             self.muted = true;
-            let _ = self.sock.write(&HANDSHAKE_FAILURE_ALERT);
-        } else {
-            if !self.conn.wants_write() && self.conn.is_handshaking() {
-                // rustls sends nothing for some malformed handshakes (a message longer than
-                // it takes); OpenSSL sends unexpected_message, in the clear before any keys.
-                let _ = self.sock.write(&UNEXPECTED_MESSAGE_ALERT);
-            }
-            // The alert rustls queued for the peer goes out before the socket closes.
-            let _ = self.write_pending();
+            self.clear_out.extend_from_slice(&HANDSHAKE_FAILURE_ALERT);
+        } else if !self.conn.wants_write() && self.conn.is_handshaking() {
+            // rustls sends nothing for some malformed handshakes (a message longer than it
+            // takes); OpenSSL sends unexpected_message, in the clear before any keys.
+            self.clear_out.extend_from_slice(&UNEXPECTED_MESSAGE_ALERT);
         }
         f
     }
@@ -432,125 +479,6 @@ impl<S: Read + Write> TlsSession<S> {
             reject: authorization_error.is_some() && self.ctx.reject_unauthorized,
             authorization_error,
         }
-    }
-}
-
-impl<S: Read + Write> TlsSession<S> {
-    /// Decrypted bytes. Plaintext already decrypted comes first; then the socket is read until
-    /// `buf` is full or the socket would block (the registration is edge-triggered: a short
-    /// read must mean the socket is drained). `Input::Bytes(0)` is the end of the
-    /// input; a TLS event comes before any plaintext.
-    pub fn read_input(&mut self, buf: &mut [u8]) -> io::Result<Input> {
-        if self.sni.is_some() {
-            if let Some(event) = self.read_sni()? {
-                return Ok(event);
-            }
-            if self.sni.is_some() {
-                return Err(ErrorKind::WouldBlock.into());
-            }
-        }
-        let mut filled = 0;
-        // The socket's last read was short: once the plaintext it gave is taken, this read
-        // is done (one recv per request, as on the plain transport; the reactor reads again
-        // when the event said the peer closed).
-        let mut drained = false;
-        loop {
-            if filled == 0 && !self.keylog_lines.is_empty() {
-                return Ok(Input::Keylog);
-            }
-            if !self.conn.is_handshaking() && !self.announced {
-                self.announced = true;
-                return Ok(Input::HandshakeDone);
-            }
-            match self.conn.reader().read(&mut buf[filled..]) {
-                Ok(0) if filled < buf.len() => return Ok(Input::Bytes(filled)),
-                Ok(n) => {
-                    filled += n;
-                    if filled == buf.len() {
-                        return Ok(Input::Bytes(filled));
-                    }
-                    continue;
-                }
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
-                // The socket ended without close_notify: the input ends there too.
-                Err(e) if e.kind() == ErrorKind::UnexpectedEof => return Ok(self.ended(filled)),
-                Err(e) => return Err(e),
-            }
-            if self.eof {
-                return Ok(self.ended(filled));
-            }
-            // Without plaintext the socket is read again: a FIN (or an error) that came with
-            // the last bytes raises no new edge, and only a read sees it.
-            if drained && filled > 0 {
-                return Ok(Input::Bytes(filled));
-            }
-            let read = if self.announced {
-                self.conn.read_tls(&mut ShortRead {
-                    inner: &mut self.sock,
-                    short: &mut drained,
-                })
-            } else {
-                let rec = Recording {
-                    sock: &mut self.sock,
-                    first: &mut self.first,
-                    first_len: &mut self.first_len,
-                };
-                self.conn.read_tls(&mut ShortRead {
-                    inner: rec,
-                    short: &mut drained,
-                })
-            };
-            match read {
-                Ok(0) => self.eof = true,
-                Ok(_) => {}
-                Err(e) if e.kind() == ErrorKind::WouldBlock && filled > 0 => {
-                    return Ok(Input::Bytes(filled))
-                }
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            }
-            if let Err(e) = self.process() {
-                return Ok(Input::Failed(self.failed(e)));
-            }
-            // Handshake messages (and anything else rustls answers) go out now, whether or
-            // not the app writes; what the socket does not take waits for `write_pending`.
-            match self.write_pending() {
-                Ok(()) => {}
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
-                Err(e) => return Err(e),
-            }
-        }
-    }
-}
-
-impl<S: Read + Write> Write for TlsSession<S> {
-    /// Takes plaintext into rustls (up to its buffer limit) and writes what ciphertext the
-    /// socket takes. WouldBlock when rustls's buffer is full.
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.write_vectored(&[IoSlice::new(buf)])
-    }
-
-    fn write_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
-        match self.write_pending() {
-            Ok(()) => {}
-            Err(e) if e.kind() == ErrorKind::WouldBlock => {}
-            Err(e) => return Err(e),
-        }
-        let n = self.conn.writer().write_vectored(bufs)?;
-        match self.write_pending() {
-            Ok(()) => {}
-            Err(e) if e.kind() == ErrorKind::WouldBlock => {}
-            Err(e) => return Err(e),
-        }
-        let asked: usize = bufs.iter().map(|b| b.len()).sum();
-        if n == 0 && asked > 0 {
-            return Err(ErrorKind::WouldBlock.into());
-        }
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.write_pending()
     }
 }
 

@@ -1,6 +1,7 @@
 //! Bytes read from a connection, through its HTTP/1 state machine, to the sink.
 
 use super::io::ReadStep;
+use super::secure;
 use super::server::{
     S_HALF_OPEN, S_HAS_CONNECT, S_HAS_UPGRADE, S_UPGRADE_BODY, S_UPGRADE_CALLBACK,
 };
@@ -143,32 +144,10 @@ fn read_loop<S: Sink>(id: u64, drain: bool, g: &mut Group<S>) {
                 }
             }
             ReadStep::Again => {}
-            ReadStep::Keylog => on_keylog::<S>(id),
-            ReadStep::Sni => {
-                let asked = with(|r| {
-                    let c = r.conn(id)?;
-                    let t = c.stream.tls()?;
-                    let name = t.sni_name()?.to_string();
-                    Some((c.server, name, t.sni_protocols().to_vec()))
-                })
-                .flatten();
-                if let Some((sid, name, protocols)) = asked {
-                    S::sni_request(sid, id, &name, &protocols);
-                }
-                return;
-            }
             ReadStep::Secure => {
-                if !on_secure::<S>(id) {
+                if !secure::on_event::<S>(id) {
                     return;
                 }
-            }
-            ReadStep::TlsError(f) => {
-                let sid = with(|r| r.conn(id).map(|c| c.server)).flatten();
-                if let Some(sid) = sid {
-                    S::tls_client_error(sid, id, &f);
-                }
-                with(|r| r.close_conn(id, 0));
-                return;
             }
             ReadStep::Eof => {
                 on_eof::<S>(id, g);
@@ -197,49 +176,6 @@ fn read_loop<S: Sink>(id: u64, drain: bool, g: &mut Group<S>) {
         r.yielded.push(id);
         r.handles.start_idle();
     });
-}
-
-/// The key-log lines the handshake made so far go to JS (before 'secureConnection', as
-/// OpenSSL's keylog callback runs inside the handshake).
-fn on_keylog<S: Sink>(id: u64) {
-    let found = with(|r| {
-        let c = r.conn(id)?;
-        let sid = c.server;
-        Some((sid, c.stream.tls_mut()?.take_keylog()))
-    })
-    .flatten();
-    if let Some((sid, lines)) = found {
-        for line in lines {
-            S::keylog(sid, id, &line);
-        }
-    }
-}
-
-/// The handshake completed: JS hears of it ('secureConnection') before the first request, and
-/// what rustls has to send (session tickets, early application data) goes with the batch.
-/// A client certificate rejectUnauthorized refuses closes the connection instead, with no
-/// event (node's onServerSocketSecure destroys the socket). Returns whether it goes on.
-fn on_secure<S: Sink>(id: u64) -> bool {
-    let found = with(|r| {
-        r.stats.tls_handshakes += 1;
-        let c = r.conn(id)?;
-        let sid = c.server;
-        let info = c.stream.tls()?.session_info();
-        if info.reject {
-            r.close_conn(id, 0);
-            return None;
-        }
-        r.after_write(id);
-        Some((sid, info))
-    })
-    .flatten();
-    match found {
-        Some((sid, info)) => {
-            S::secure(sid, id, &info);
-            true
-        }
-        None => false,
-    }
 }
 
 /// libuv's uv__stream_io: after a short read on a hung-up socket that is still being read,

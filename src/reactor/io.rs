@@ -1,5 +1,7 @@
-//! Socket I/O: accepting, reading, writing the output queue, closing.
+//! A connection's life on the socket: accepting, reading, writing the output queue, closing.
+//! The reads and writes themselves follow the readiness driver's rules (`net::readiness`).
 
+use super::secure_setup::{self, Asks};
 use super::server::{
     S_ALPN_CALLBACK, S_HAS_CLIENT_ERROR, S_HAS_CONNECTION, S_HAS_DROP, S_HAS_KEYLOG, S_KEEP_ALIVE,
     S_NO_DELAY, S_SNI_CALLBACK,
@@ -10,10 +12,10 @@ use super::state::*;
 use crate::conn::out::{MAX_SLICES, SPARE_MAX};
 use crate::conn::Http1;
 use crate::conn::Pinned;
-use crate::net::tls::{self, Input};
+use crate::net::readiness::{self, Got};
 use crate::net::Stream;
 use mio::{Interest, Token};
-use std::io::{ErrorKind, IoSlice, Write};
+use std::io::{ErrorKind, IoSlice};
 
 /// Accepts every pending connection of server `sid`.
 pub fn accept_all<S: Sink>(sid: u32) {
@@ -56,14 +58,8 @@ pub(super) enum ReadStep {
     Eof,
     Error(i32),
     Stop,
-    /// The TLS handshake just completed (before any request byte).
+    /// The transport has an event for the TLS room (`super::secure::on_event`).
     Secure,
-    /// The TLS session failed (a bad handshake, a client gone before it finished).
-    TlsError(crate::net::tls::TlsFailure),
-    /// The TLS handshake has key-log lines for JS.
-    Keylog,
-    /// The TLS handshake waits for the SNICallback's answer.
-    Sni,
 }
 
 /// What became of a new connection.
@@ -99,20 +95,15 @@ impl Reactor {
                 (flags & S_HAS_DROP != 0).then(|| (stream.local_addr(), stream.peer_addr()));
             return Some(Admit::Dropped(addrs));
         }
+        // node's https serves a Unix-domain listener over TLS too.
+        let secure = tls.is_some();
         if let Some(ctx) = tls {
-            // node's https serves a Unix-domain listener over TLS too.
-            stream = match stream.into_socket() {
-                Ok(socket) => {
-                    let mut t = tls::TlsSession::new(socket, ctx).ok()?;
-                    t.set_keylog(flags & S_HAS_KEYLOG != 0);
-                    let (sni, alpn) = (flags & S_SNI_CALLBACK != 0, flags & S_ALPN_CALLBACK != 0);
-                    if sni || alpn {
-                        t.ask_sni(sni, alpn);
-                    }
-                    Stream::Tls(Box::new(t))
-                }
-                Err(already) => already,
+            let asks = Asks {
+                keylog: flags & S_HAS_KEYLOG != 0,
+                sni: flags & S_SNI_CALLBACK != 0,
+                alpn: flags & S_ALPN_CALLBACK != 0,
             };
+            secure_setup::begin(&mut stream, &ctx, asks)?;
         }
         stream.set_nodelay(flags & S_NO_DELAY != 0);
         if flags & S_KEEP_ALIVE != 0 {
@@ -152,7 +143,7 @@ impl Reactor {
         if timeout > 0 {
             self.set_timeout(id, timeout);
         }
-        if handshake_timeout > 0 && self.conns.get(id).is_some_and(|c| c.stream.tls().is_some()) {
+        if handshake_timeout > 0 && secure {
             self.handshake_deadline(id, handshake_timeout);
         }
         Some(Admit::Accepted(id, flags & S_HAS_CONNECTION != 0))
@@ -173,9 +164,9 @@ impl Reactor {
             Some(c) => {
                 c.flags &= !C_READ_PENDING;
                 self.counters.read_calls += 1;
-                match c.stream.read_input(&mut scratch) {
-                    Ok(Input::Bytes(0)) => ReadStep::Eof,
-                    Ok(Input::Bytes(n)) => {
+                match readiness::read(&mut c.stream, &mut scratch) {
+                    Ok(Got::Eof) => ReadStep::Eof,
+                    Ok(Got::Bytes(n)) => {
                         c.bytes_read += n as u64;
                         c.last_active = now;
                         if c.http.rbuf.is_empty() {
@@ -187,19 +178,12 @@ impl Reactor {
                     }
                     Err(e) if e.kind() == ErrorKind::WouldBlock => {
                         // Handshake bytes the socket did not take wait for a WRITABLE edge.
-                        if c.stream.wants_write() && c.flags & C_WAIT_WRITABLE == 0 {
+                        if readiness::wants_write(&c.stream) && c.flags & C_WAIT_WRITABLE == 0 {
                             c.flags |= C_WAIT_WRITABLE;
                         }
                         ReadStep::Stop
                     }
-                    Ok(Input::HandshakeDone) => ReadStep::Secure,
-                    Ok(Input::Keylog) => ReadStep::Keylog,
-                    Ok(Input::ClientHello) => ReadStep::Sni,
-                    Ok(Input::Failed(f)) if c.stream.tls().is_some_and(|t| t.is_handshaking()) => {
-                        ReadStep::TlsError(f)
-                    }
-                    // A bad record after the handshake: the socket errors, as node's.
-                    Ok(Input::Failed(_)) => ReadStep::Error(-libc::EPROTO),
+                    Ok(Got::Event) => ReadStep::Secure,
                     Err(e) if e.kind() == ErrorKind::Interrupted => ReadStep::Again,
                     Err(e) => ReadStep::Error(-e.raw_os_error().unwrap_or(libc::ECONNRESET)),
                 }
@@ -245,10 +229,8 @@ impl Reactor {
         }
         let total = head.len() + body.len() + tail.len();
         // Errors and a full socket: the queued path writes (and reports) as always.
-        let n = c
-            .stream
-            .write_vectored(&[IoSlice::new(head), IoSlice::new(body), IoSlice::new(tail)])
-            .unwrap_or_default();
+        let parts = [IoSlice::new(head), IoSlice::new(body), IoSlice::new(tail)];
+        let n = readiness::write(&mut c.stream, &parts).unwrap_or_default();
         c.bytes_written += n as u64;
         if n > 0 {
             c.last_active = now;
@@ -309,12 +291,7 @@ impl Reactor {
                 break;
             }
             calls += 1;
-            let written = if n == 1 {
-                c.stream.write(&slices[0])
-            } else {
-                c.stream.write_vectored(&slices[..n])
-            };
-            match written {
+            match readiness::write(&mut c.stream, &slices[..n]) {
                 Ok(0) => break,
                 Ok(n) => {
                     c.http.out.consume(n);
@@ -334,8 +311,8 @@ impl Reactor {
             }
         }
         // TLS: the queue is written out only once the ciphertext is.
-        if !blocked && error == 0 && c.stream.wants_write() {
-            match c.stream.write_pending() {
+        if !blocked && error == 0 && readiness::wants_write(&c.stream) {
+            match readiness::write_pending(&mut c.stream) {
                 Ok(()) => {}
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     c.flags |= C_WAIT_WRITABLE;
@@ -375,7 +352,7 @@ impl Reactor {
         c.http.throttled = false;
         let after = c.http.flushed();
         if after.fin {
-            c.stream.shutdown_write();
+            readiness::shutdown_write(&mut c.stream);
         }
         if after.tell_js {
             self.defer(Deferred::Shutdown(id));
@@ -408,11 +385,13 @@ impl Reactor {
                 if n == 0 {
                     break;
                 }
-                match c.stream.write_vectored(&slices[..n]) {
+                match readiness::write(&mut c.stream, &slices[..n]) {
                     Ok(w) if w > 0 => c.http.out.consume(w),
                     _ => break,
                 }
             }
+            // And what the transport holds (a TLS alert, the last records).
+            let _ = readiness::write_pending(&mut c.stream);
         }
         c.http.out.clear();
         let _ = self.poll.registry().deregister(&mut c.stream);

@@ -102,7 +102,7 @@ pub struct Server {
     pub closed: bool,
     /// Connections are TLS with this context (an https server); replaced by
     /// setSecureContext for the connections that follow.
-    pub tls: Option<std::sync::Arc<crate::net::tls_config::TlsContext>>,
+    pub tls: Option<super::secure_setup::Context>,
 }
 
 impl Server {

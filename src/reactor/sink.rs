@@ -36,8 +36,9 @@ pub struct ClientError<'a> {
     pub at: u32,
 }
 
-/// The embedder. All functions run on the loop's thread.
-pub trait Sink {
+/// The embedder. All functions run on the loop's thread. What the TLS room tells it is
+/// `SecureSink`.
+pub trait Sink: super::secure::SecureSink {
     /// Held while a group of events for connection `id` (or none) is delivered; dropping it
     /// ends the group (where JS runs its ticks and promise jobs, as after one node:http read).
     type Scope;
@@ -87,16 +88,4 @@ pub trait Sink {
     fn internal_error(sid: Option<u32>, message: &str);
     /// Connection `id` is gone: whatever the embedder keeps for it can go.
     fn released(id: u64);
-    /// The TLS handshake of connection `id` completed, before its first request (node's
-    /// 'secureConnection').
-    fn secure(sid: u32, id: u64, info: &crate::net::tls::SessionInfo);
-    /// A TLS connection failed before its handshake completed: a bad handshake, a client gone
-    /// or too slow (node's 'tlsClientError'). The connection is closed next.
-    fn tls_client_error(sid: u32, id: u64, e: &crate::net::tls::TlsFailure);
-    /// One NSS key-log line of connection `id`'s handshake (node's 'keylog').
-    fn keylog(sid: u32, id: u64, line: &[u8]);
-    /// Connection `id`'s ClientHello named `servername` and the server has an SNICallback,
-    /// or it offered `protocols` (ALPN, non-empty when asked) and the server has an
-    /// ALPNCallback: the handshake waits for `Reactor::sni_answer`.
-    fn sni_request(sid: u32, id: u64, servername: &str, protocols: &[Vec<u8>]);
 }

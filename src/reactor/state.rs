@@ -297,30 +297,6 @@ impl Reactor {
         self.defer(Deferred::Resume(id));
     }
 
-    /// JS answered a TLS connection's SNICallback: the handshake goes on with `ctx`'s
-    /// certificates (None: the server's own), or (Err) the connection closes (JS tells
-    /// 'tlsClientError' with the callback's error, as node's loadSNI destroys the socket).
-    pub fn sni_answer(
-        &mut self,
-        id: u64,
-        ctx: Result<Option<std::sync::Arc<crate::net::tls_config::TlsContext>>, ()>,
-        alpn: crate::net::tls::AlpnChoice,
-    ) {
-        let Some(c) = self.conn(id) else { return };
-        let Some(t) = c.stream.tls_mut() else { return };
-        if t.sni_name().is_none() {
-            return;
-        }
-        match ctx {
-            Err(()) => self.close_conn(id, 0),
-            Ok(ctx) => {
-                t.answer_sni(ctx.as_deref(), alpn);
-                self.after_write(id);
-                self.defer(Deferred::Resume(id));
-            }
-        }
-    }
-
     /// JS dumped the request whose body is being read: drop the rest of it (`C_DISCARD_BODY`).
     pub fn discard_body(&mut self, id: u64) {
         if let Some(c) = self.conn(id) {

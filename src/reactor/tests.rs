@@ -22,7 +22,7 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Ev {
+pub(super) enum Ev {
     Connection(u64),
     Request {
         id: u64,
@@ -45,15 +45,15 @@ thread_local! {
     static CLOCK: Cell<u64> = const { Cell::new(1000) };
 }
 
-fn record(e: Ev) {
+pub(super) fn record(e: Ev) {
     EVENTS.with(|v| v.borrow_mut().push(e));
 }
 
-fn events() -> Vec<Ev> {
+pub(super) fn events() -> Vec<Ev> {
     EVENTS.with(|v| v.borrow().clone())
 }
 
-struct TestSink;
+pub(super) struct TestSink;
 
 impl Sink for TestSink {
     type Scope = ();
@@ -126,18 +126,6 @@ impl Sink for TestSink {
     fn released(id: u64) {
         record(Ev::Released(id));
     }
-    fn secure(_sid: u32, _id: u64, _info: &crate::net::tls::SessionInfo) {
-        record(Ev::Other("secure"));
-    }
-    fn tls_client_error(_sid: u32, _id: u64, e: &crate::net::tls::TlsFailure) {
-        record(Ev::Other(e.code));
-    }
-    fn keylog(_sid: u32, _id: u64, _line: &[u8]) {
-        record(Ev::Other("keylog"));
-    }
-    fn sni_request(_sid: u32, _id: u64, _servername: &str, _protocols: &[Vec<u8>]) {
-        record(Ev::Other("sniRequest"));
-    }
 }
 
 /// The loop: a clock the test moves; a kick is a flag `turn` acts on.
@@ -166,12 +154,13 @@ impl EventLoop for TestLoop {
 }
 
 /// This thread's reactor for one test, torn down (with its sockets) when dropped.
-struct Harness {
+pub(super) struct Harness {
     addr: std::net::SocketAddr,
+    pub(super) sid: u32,
 }
 
 impl Harness {
-    fn new(flags: u32, keep_alive_timeout: u64) -> Harness {
+    pub(super) fn new(flags: u32, keep_alive_timeout: u64) -> Harness {
         let poll = Poll::new().unwrap();
         let mut r = Box::new(Reactor::new(
             poll,
@@ -191,22 +180,23 @@ impl Harness {
         let l = net::listen_tcp("127.0.0.1".parse().unwrap(), 0, &opts).unwrap();
         let l = Listener::Tcp(l);
         let addr = l.local_addr().unwrap();
-        with(|r| {
+        let sid = with(|r| {
             let sid = r.create_server(None);
             r.configure_server(sid, |c: &mut ServerCfg| {
                 c.flags |= flags;
                 c.keep_alive_timeout = keep_alive_timeout;
             });
             r.register_listener(sid, l).unwrap();
+            sid
         })
         .unwrap();
-        let h = Harness { addr };
+        let h = Harness { addr, sid };
         h.turn();
         h
     }
 
     /// One turn of the loop: the kick's deferred work, then the poll.
-    fn turn(&self) {
+    pub(super) fn turn(&self) {
         if KICKED.with(|k| k.replace(false)) {
             batch::<TestSink>(|| {
                 with(|r| r.register_pending_listeners());
@@ -216,7 +206,7 @@ impl Harness {
     }
 
     /// Turns the loop until `done` holds (at most 10 s).
-    fn until(&self, what: &str, mut done: impl FnMut() -> bool) {
+    pub(super) fn until(&self, what: &str, mut done: impl FnMut() -> bool) {
         let deadline = Instant::now() + Duration::from_secs(10);
         while !done() {
             assert!(Instant::now() < deadline, "timed out waiting for {what}");
@@ -225,14 +215,14 @@ impl Harness {
         }
     }
 
-    fn connect(&self) -> TcpStream {
+    pub(super) fn connect(&self) -> TcpStream {
         let s = TcpStream::connect(self.addr).unwrap();
         s.set_nonblocking(true).unwrap();
         s
     }
 
     /// The next request dispatched: (connection id, seq, flags).
-    fn request(&self, after: usize) -> (u64, u32, u32) {
+    pub(super) fn request(&self, after: usize) -> (u64, u32, u32) {
         let mut found = None;
         self.until("a request", || {
             found = events().into_iter().skip(after).find_map(|e| match e {
@@ -245,7 +235,11 @@ impl Harness {
     }
 
     /// Reads from `s` while turning the loop until `done(bytes so far)` or the peer ends.
-    fn read(&self, s: &mut TcpStream, mut done: impl FnMut(&[u8]) -> bool) -> (Vec<u8>, bool) {
+    pub(super) fn read(
+        &self,
+        s: &mut TcpStream,
+        mut done: impl FnMut(&[u8]) -> bool,
+    ) -> (Vec<u8>, bool) {
         let mut got = Vec::new();
         let mut ended = false;
         self.until("client bytes", || {
@@ -279,7 +273,7 @@ impl Drop for Harness {
     }
 }
 
-fn hello(id: u64, seq: u32, body: &[u8], how: Respond) -> Option<usize> {
+pub(super) fn hello(id: u64, seq: u32, body: &[u8], how: Respond) -> Option<usize> {
     with(|r| {
         r.respond(id, seq, how, 256, |r, out| {
             out.extend_from_slice(r.status_line(200).unwrap());
@@ -290,7 +284,7 @@ fn hello(id: u64, seq: u32, body: &[u8], how: Respond) -> Option<usize> {
     .flatten()
 }
 
-const GET: &[u8] = b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n";
+pub(super) const GET: &[u8] = b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n";
 
 #[test]
 fn respond_answers_and_the_connection_serves_the_next_request() {

@@ -2,6 +2,7 @@
 //! keep-alive) and node:http's periodic headers/request timeout sweep.
 
 use super::batch::{batch, guarded};
+use super::secure;
 use super::server::S_HAS_TIMEOUT;
 use super::sink::{ClientError, Sink};
 use super::state::*;
@@ -115,7 +116,7 @@ pub fn run_timers<S: Sink>() {
                     guarded::<S, _>(None, || check_server::<S>(sid));
                 }
                 TimerKey::Handshake(id) => {
-                    guarded::<S, _>(Some(id), || handshake_timeout::<S>(id));
+                    guarded::<S, _>(Some(id), || secure::on_handshake_deadline::<S>(id));
                 }
             }
         }
@@ -131,19 +132,6 @@ pub fn run_timers<S: Sink>() {
 
 /// An idle timeout: JS decides when anyone could care ('timeout' on socket, request,
 /// response or server), else the connection is destroyed as node's socketOnTimeout does.
-/// node's tls.Server: a handshake not done in time is a 'tlsClientError', and the socket goes.
-fn handshake_timeout<S: Sink>(id: u64) {
-    let sid = with(|r| {
-        let c = r.conn(id)?;
-        c.stream.tls()?.is_handshaking().then_some(c.server)
-    })
-    .flatten();
-    if let Some(sid) = sid {
-        S::tls_client_error(sid, id, &crate::net::tls::HANDSHAKE_TIMEOUT);
-        with(|r| r.close_conn(id, 0));
-    }
-}
-
 fn fire_timeout<S: Sink>(id: u64) {
     let to_js = with(|r| {
         let c = r.conn(id)?;

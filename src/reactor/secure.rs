@@ -1,0 +1,159 @@
+//! The reactor's TLS room: what a TLS connection's session reports (`net::tls::TlsEvent`)
+//! becomes the embedder's events here (node's 'keylog', SNICallback / ALPNCallback,
+//! 'secureConnection', 'tlsClientError'), and what JS answers or asks of a session comes in
+//! here. No other room names a TLS type: they see a read that has an event for this room
+//! (`net::readiness::Got::Event`) and call `on_event`.
+
+use super::secure_setup::{protocol, Context, Protocol};
+use super::state::{with, Deferred, Reactor};
+use crate::net::tls::{AlpnChoice, SessionInfo, TlsEvent, TlsFailure, HANDSHAKE_TIMEOUT};
+
+/// What the room tells the embedder (part of `super::sink::Sink`).
+pub trait SecureSink {
+    /// The TLS handshake of connection `id` completed, before its first request (node's
+    /// 'secureConnection').
+    fn secure(sid: u32, id: u64, info: &SessionInfo);
+    /// A TLS connection failed before its handshake completed: a bad handshake, a client gone
+    /// or too slow (node's 'tlsClientError'). The connection is closed next.
+    fn tls_client_error(sid: u32, id: u64, e: &TlsFailure);
+    /// One NSS key-log line of connection `id`'s handshake (node's 'keylog').
+    fn keylog(sid: u32, id: u64, line: &[u8]);
+    /// Connection `id`'s ClientHello named `servername` and the server has an SNICallback,
+    /// or it offered `protocols` (ALPN, non-empty when asked) and the server has an
+    /// ALPNCallback: the handshake waits for `Reactor::sni_answer`.
+    fn sni_request(sid: u32, id: u64, servername: &str, protocols: &[Vec<u8>]);
+}
+
+/// Acts on the event connection `id`'s session announced. Returns whether reading goes on.
+pub(super) fn on_event<S: SecureSink>(id: u64) -> bool {
+    let found = with(|r| {
+        let c = r.conn(id)?;
+        let t = c.stream.tls_mut()?;
+        let event = t.take_event()?;
+        Some((c.server, event, t.is_handshaking()))
+    })
+    .flatten();
+    let Some((sid, event, handshaking)) = found else {
+        return true;
+    };
+    match event {
+        // Before 'secureConnection', as OpenSSL's keylog callback runs inside the handshake.
+        TlsEvent::Keylog(lines) => {
+            for line in lines {
+                S::keylog(sid, id, &line);
+            }
+            true
+        }
+        TlsEvent::ClientHello => {
+            let asked = with(|r| {
+                let t = r.conn(id)?.stream.tls()?;
+                Some((t.sni_name()?.to_string(), t.sni_protocols().to_vec()))
+            })
+            .flatten();
+            if let Some((name, protocols)) = asked {
+                S::sni_request(sid, id, &name, &protocols);
+            }
+            false
+        }
+        TlsEvent::HandshakeDone => on_secure::<S>(sid, id),
+        TlsEvent::Failed(f) if handshaking => {
+            S::tls_client_error(sid, id, &f);
+            with(|r| r.close_conn(id, 0));
+            false
+        }
+        // A bad record after the handshake: the socket errors, as node's.
+        TlsEvent::Failed(_) => {
+            with(|r| r.close_conn(id, -libc::EPROTO));
+            false
+        }
+    }
+}
+
+/// The handshake completed: JS hears of it ('secureConnection') before the first request, and
+/// what rustls has to send (session tickets) goes with the batch. A client certificate
+/// rejectUnauthorized refuses closes the connection instead, with no event (node's
+/// onServerSocketSecure destroys the socket). Returns whether it goes on.
+fn on_secure<S: SecureSink>(sid: u32, id: u64) -> bool {
+    let info = with(|r| {
+        r.stats.tls_handshakes += 1;
+        let info = r.conn(id)?.stream.tls()?.session_info();
+        if info.reject {
+            r.close_conn(id, 0);
+            return None;
+        }
+        match protocol(info.alpn.as_deref()) {
+            Protocol::Http1 => {}
+        }
+        r.after_write(id);
+        Some(info)
+    })
+    .flatten();
+    match info {
+        Some(info) => {
+            S::secure(sid, id, &info);
+            true
+        }
+        None => false,
+    }
+}
+
+/// node's tls.Server: a handshake not done by handshakeTimeout is a 'tlsClientError', and the
+/// socket goes.
+pub(super) fn on_handshake_deadline<S: SecureSink>(id: u64) {
+    let sid = with(|r| {
+        let c = r.conn(id)?;
+        c.stream.tls()?.is_handshaking().then_some(c.server)
+    })
+    .flatten();
+    if let Some(sid) = sid {
+        S::tls_client_error(sid, id, &HANDSHAKE_TIMEOUT);
+        with(|r| r.close_conn(id, 0));
+    }
+}
+
+impl Reactor {
+    /// Server `sid`'s connections from now on are TLS with `ctx` (https.createServer,
+    /// setSecureContext), or plain (None).
+    pub fn set_server_context(&mut self, sid: u32, ctx: Option<Context>) {
+        if let Some(s) = self.server(sid) {
+            s.tls = ctx;
+        }
+    }
+
+    /// JS answered a TLS connection's SNICallback: the handshake goes on with `ctx`'s
+    /// certificates (None: the server's own), or (Err) the connection closes (JS tells
+    /// 'tlsClientError' with the callback's error, as node's loadSNI destroys the socket).
+    pub fn sni_answer(&mut self, id: u64, ctx: Result<Option<Context>, ()>, alpn: AlpnChoice) {
+        let Some(c) = self.conn(id) else { return };
+        let Some(t) = c.stream.tls_mut() else { return };
+        if t.sni_name().is_none() {
+            return;
+        }
+        match ctx {
+            Err(()) => self.close_conn(id, 0),
+            Ok(ctx) => {
+                t.answer_sni(ctx.as_deref(), alpn);
+                // The ServerHello goes out with the batch: the client waits for it.
+                self.after_write(id);
+                self.defer(Deferred::Resume(id));
+            }
+        }
+    }
+
+    /// RFC 5705 keying material of connection `id` (node's tlsSocket.exportKeyingMaterial).
+    pub fn keying_material(
+        &mut self,
+        id: u64,
+        len: usize,
+        label: &[u8],
+        context: Option<&[u8]>,
+    ) -> Result<Vec<u8>, &'static str> {
+        let c = self.conn(id).ok_or("the connection is closed")?;
+        let t = c.stream.tls().ok_or("not a TLS connection")?;
+        t.export_keying_material(len, label, context)
+            .map_err(|_| "the TLS handshake is not complete")
+    }
+}
+
+#[cfg(test)]
+mod tests;
