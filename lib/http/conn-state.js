@@ -5,6 +5,8 @@
 // pipelined: an array that has held an element keeps a 17-slot backing store, which was a
 // quarter of an idle keep-alive connection's JS memory.
 
+const { NO_RESPONSE } = require('../internal/native').constants;
+
 class ConnState {
   constructor() {
     this.first = null;
@@ -16,7 +18,7 @@ class ConnState {
     /** The peer's FIN cut a message short (node's socketOnEnd reported the parse error). */
     this.endFailed = false;
     /** The newest response given the socket (node has written what it ended by then). */
-    this.assignedSeq = -1;
+    this.assignedSeq = NO_RESPONSE;
   }
 
   /** The oldest request whose response has not finished. */

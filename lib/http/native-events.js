@@ -5,6 +5,7 @@
 const { nextTick } = require('../internal/scheduling');
 const { F_UPGRADE, F_QUEUED } = require('../internal/native').flags;
 const { binding, servers, sockets, init } = require('../internal/native');
+const { SNI_SERVER_CONTEXT, ALPN_NOT_ASKED } = require('../internal/native').constants;
 const { executionAsyncId, triggerAsyncId } = require('node:async_hooks');
 const tickQueue = require('./tick-queue');
 const { MODE_HTTP, onClosePhase } = require('./socket');
@@ -20,6 +21,7 @@ const {
   kReadPaused, kAdopted, kHandleId,
 } = require('../internal/symbols');
 
+/** @type {import('../internal/native').Callbacks['onConnection']} */
 function onConnection(sid, id) {
   deliver(true, emitConnection, id, this, sid, id);
 }
@@ -32,6 +34,7 @@ function emitConnection(sid, id) {
   if (diagnostics.serverSocket.hasSubscribers) diagnostics.serverSocket.publish({ socket });
 }
 
+/** @type {import('../internal/native').Callbacks['onRequest']} */
 function onRequest(sid, id, seq, method, url, headerBlock, flags, body, headEnd) {
   deliver((flags & F_QUEUED) !== 0, dispatchRequest, id, this, sid, id, seq, method, url,
     headerBlock, flags, body, headEnd);
@@ -57,6 +60,7 @@ function dispatchRequest(sid, id, seq, method, url, headerBlock, flags, body) {
   parserOnIncoming(server, socket, req, flags, body);
 }
 
+/** @type {import('../internal/native').Callbacks['onUpgrade']} */
 function onUpgrade(id, seq, head) {
   deliver(false, upgrade, id, this, id, seq, head);
 }
@@ -68,7 +72,10 @@ function upgrade(id, seq, head) {
   upgradeAfterBody(socket, req, head);
 }
 
-/** A piece of a body: its 'data' listeners run from the tick queue when `queue` allows. */
+/**
+ * A piece of a body: its 'data' listeners run from the tick queue when `queue` allows.
+ * @type {import('../internal/native').Callbacks['onBody']}
+ */
 function onBody(id, seq, chunk, at, queue) {
   deliver(queue, body, id, this, id, seq, chunk, at);
 }
@@ -87,6 +94,7 @@ function body(id, seq, chunk) {
   }
 }
 
+/** @type {import('../internal/native').Callbacks['onBodyEnd']} */
 function onBodyEnd(id, seq, trailers) {
   deliver(false, bodyEnd, id, this, id, seq, trailers);
 }
@@ -104,6 +112,7 @@ function bodyEnd(id, seq, trailers) {
   if (socket[kReadPaused] && !socket._paused && socket.readable) socket.resume();
 }
 
+/** @type {import('../internal/native').Callbacks['onDrain']} */
 function onDrain(id) {
   const socket = sockets.get(id);
   if (socket === undefined) return;
@@ -112,12 +121,16 @@ function onDrain(id) {
   socket._onDrain();
 }
 
+/** @type {import('../internal/native').Callbacks['onClose']} */
 function onClose(id, errno) {
   const socket = sockets.get(id);
   if (socket !== undefined) socket._onClose(errno);
 }
 
-/** net's onconnection at maxConnections: the connection is closed and 'drop' says who. */
+/**
+ * net's onconnection at maxConnections: the connection is closed and 'drop' says who.
+ * @type {import('../internal/native').Callbacks['onDrop']}
+ */
 function onDrop(sid, a) {
   const server = servers[sid];
   if (server === undefined) return;
@@ -132,13 +145,19 @@ function onDrop(sid, a) {
   });
 }
 
-/** A connection JS had no socket for failed: node's socket existed since the accept. */
+/**
+ * A connection JS had no socket for failed: node's socket existed since the accept.
+ * @type {import('../internal/native').Callbacks['onReset']}
+ */
 function onReset(sid, id, errno) {
   const server = servers[sid];
   if (server !== undefined) socketFor(server, id)._onClose(errno);
 }
 
-/** A socket's timeout, queued (see F_QUEUED): a listener's throw shows node's caret. */
+/**
+ * A socket's timeout, queued (see F_QUEUED): a listener's throw shows node's caret.
+ * @type {import('../internal/native').Callbacks['onTimeout']}
+ */
 function onTimeout(id, sid) {
   deliver(true, emitTimeout, id, this, id, sid);
 }
@@ -154,7 +173,10 @@ function emitTimeout(id, sid) {
   socket.emit('timeout');
 }
 
-/** A parse error or a request timeout, from the tick queue when `queue` allows. */
+/**
+ * A parse error or a request timeout, from the tick queue when `queue` allows.
+ * @type {import('../internal/native').Callbacks['onClientError']}
+ */
 function onClientError(sid, id, code, reason, rawPacket, bytesParsed, queue) {
   deliver(queue, emitClientError, id, this, sid, id, code, reason, rawPacket, bytesParsed);
 }
@@ -165,6 +187,7 @@ function emitClientError(sid, id, code, reason, rawPacket, bytesParsed) {
   clientError(socketFor(server, id), code, reason, rawPacket, bytesParsed);
 }
 
+/** @type {import('../internal/native').Callbacks['onData']} */
 function onData(id, chunk) {
   deliver(false, data, id, this, id, chunk);
 }
@@ -181,6 +204,7 @@ function data(id, chunk) {
   }
 }
 
+/** @type {import('../internal/native').Callbacks['onEnd']} */
 function onEnd(id) {
   const socket = sockets.get(id);
   if (socket !== undefined) {
@@ -190,15 +214,18 @@ function onEnd(id) {
   }
 }
 
+/** @type {import('../internal/native').Callbacks['onShutdown']} */
 function onShutdown(id) {
   const socket = sockets.get(id);
   if (socket !== undefined) socket._onShutdown();
 }
 
-/** fast-http panicked serving `sid` (it closed what the panic concerned): a JS error. */
+/**
+ * fast-http panicked serving `sid` (it closed what the panic concerned): a JS error.
+ * @type {import('../internal/native').Callbacks['onInternalError']}
+ */
 function onInternalError(sid, message) {
-  const err = new Error(message);
-  err.code = 'ERR_FAST_HTTP_INTERNAL';
+  const err = codedError(message, 'ERR_FAST_HTTP_INTERNAL');
   const server = servers[sid];
   if (server !== undefined) server.emit('error', err);
   else nextTick(throwError, err);
@@ -207,6 +234,7 @@ function onInternalError(sid, message) {
 /**
  * An https connection's handshake completed, before its first request: tls.Server's
  * 'secureConnection', with what the socket's TLS getters answer from.
+ * @type {import('../internal/native').Callbacks['onSecure']}
  */
 function onSecure(sid, id, session) {
   const server = servers[sid];
@@ -222,19 +250,22 @@ function onSecure(sid, id, session) {
 /**
  * A TLS connection failed before its handshake completed (OpenSSL's code, or node's own for a
  * client gone or too slow): tls.Server's 'tlsClientError'. The addon closes it next.
+ * @type {import('../internal/native').Callbacks['onTlsClientError']}
  */
 function onTlsClientError(sid, id, code, message) {
   const server = servers[sid];
   if (server === undefined || server.listenerCount('tlsClientError') === 0) return;
-  const err = new Error(message);
-  err.code = code;
+  const err = codedError(message, code);
   const socket = socketFor(server, id);
   // node's 'tlsClientError' (and the 'clientError' it becomes) gets the TLSSocket.
   server[kSecureSocket]?.(socket, false);
   server.emit('tlsClientError', err, socket);
 }
 
-/** One key-log line of a TLS handshake (the server listens for 'keylog'): tls.Server's. */
+/**
+ * One key-log line of a TLS handshake (the server listens for 'keylog'): tls.Server's.
+ * @type {import('../internal/native').Callbacks['onKeylog']}
+ */
 function onKeylog(sid, id, line) {
   const server = servers[sid];
   if (server === undefined) return;
@@ -248,6 +279,7 @@ function onKeylog(sid, id, line) {
  * A ClientHello named `servername` and the server has an SNICallback (tls.Server's loadSNI),
  * or it offered ALPN `protocols` (as on the wire) and the server has an ALPNCallback. The
  * handshake waits for binding.tlsSniAnswer (the https layer sets kSniRequest).
+ * @type {import('../internal/native').Callbacks['onSniRequest']}
  */
 function onSniRequest(sid, id, servername, protocols) {
   const server = servers[sid];
@@ -255,7 +287,7 @@ function onSniRequest(sid, id, servername, protocols) {
   if (typeof server[kSniRequest] === 'function') {
     server[kSniRequest](socketFor(server, id), servername, protocols);
   } else {
-    binding.tlsSniAnswer(id, 0, -1);
+    binding.tlsSniAnswer(id, SNI_SERVER_CONTEXT, ALPN_NOT_ASKED);
   }
 }
 
@@ -291,6 +323,7 @@ function onQueuedThrow(fn, id, args) {
  * A connection's async resource: the addon's context for the connection is made on it, and
  * what JS runs from its tick queue runs in it. One per connection, as node's parser has one
  * (lib/http/open-handles.js).
+ * @type {import('../internal/native').Callbacks['newResource']}
  */
 function newResource(sid, id) {
   return connectionResource(servers[sid], id);
@@ -316,10 +349,20 @@ function adoptIds(resource) {
   }
 }
 
+/** An Error with node's `code` property. */
+function codedError(message, code) {
+  const err = new Error(message);
+  Object.defineProperty(err, 'code', {
+    __proto__: null, value: code, writable: true, enumerable: true, configurable: true,
+  });
+  return err;
+}
+
 function throwError(err) {
   throw err;
 }
 
+/** @type {import('../internal/native').Callbacks['onServerDrained']} */
 function onServerDrained(sid) {
   const server = servers[sid];
   if (server !== undefined) server._onDrained();

@@ -6,7 +6,7 @@
 const { Date } = require('../internal/scheduling');
 const {
   R_DATE, R_CONN_KEEP_ALIVE, R_CONN_CLOSE, R_CONTENT_LENGTH,
-  R_CHUNKED, R_NO_BODY, R_CLOSE_AFTER, R_KA_TIMEOUT,
+  R_CHUNKED, R_NO_BODY, R_KA_TIMEOUT,
   R_FRAME,
 } = require('../internal/native').flags;
 const {
@@ -232,7 +232,7 @@ function decideHead(d, res, headers, fromObject, reasonGiven) {
   decideConnection(d, res);
   decideFraming(d, res);
   if (d.chunked !== true && (d.seen & SEEN_TRAILER)) throw errors.ERR_HTTP_TRAILER_INVALID();
-  d.flags |= framingFlags(d.hasBody, d.chunked, d.last);
+  d.flags |= framingFlags(d.hasBody, d.chunked);
   return true;
 }
 
@@ -325,17 +325,14 @@ function decideFraming(d, res) {
   }
 }
 
-function framingFlags(hasBody, chunked, last) {
-  let flags = 0;
-  if (!hasBody) flags |= R_NO_BODY;
-  else if (chunked) flags |= R_FRAME;
-  if (last) flags |= R_CLOSE_AFTER;
-  return flags;
+function framingFlags(hasBody, chunked) {
+  if (!hasBody) return R_NO_BODY;
+  return chunked ? R_FRAME : 0;
 }
 
-/** Body framing and connection flags of a response whose head is decided. */
+/** Body framing flags of a response whose head is decided. */
 function bodyFlags(res) {
-  return framingFlags(res._hasBody, res.chunkedEncoding, res._last);
+  return framingFlags(res._hasBody, res.chunkedEncoding);
 }
 
 /**

@@ -15,7 +15,9 @@ const { kId, kSeq, kProgress, kMode, kState, kHead, kConn } = require('../intern
 const {
   implicitHead, explicitHead, headText, bodyFlags, checkName, checkValue,
 } = require('./response-head');
-const { R_NO_BODY, R_TENTATIVE, R_UTF8_HEAD } = require('../internal/native').flags;
+const {
+  R_NO_BODY, R_FRAME, R_UTF8_HEAD, L_CLOSE_AFTER, L_TENTATIVE,
+} = require('../internal/native').flags;
 
 /**
  * node writes the head together with the first body chunk when that chunk is a string
@@ -236,8 +238,9 @@ ServerResponse.prototype.end = function end(chunk, encoding, callback) {
   }
   const head = endHead(this, len);
   if (head === false) return nodeEnd.call(this, chunk, encoding, callback);
-  const written = writeNative(this, socket[kId], head, body, waiting);
-  return endAfterNative(this, socket, waiting, written, callback);
+  const flags = writeNative(this, socket[kId], head, body, waiting);
+  if (waiting) holdWaiting(this, head, chunk, encoding, flags);
+  return endAfterNative(this, socket, waiting, callback);
 };
 
 /**
@@ -255,38 +258,60 @@ function endHead(res, len) {
   return res[kProgress] === HEAD_DECIDED ? res[kHead] : null;
 }
 
-/** The one call: the decided head (or node's head text) with the body, framed. */
+/**
+ * The one call: the decided head (or node's head text) with the body, framed. Nothing comes
+ * back (a connection gone meanwhile reports itself with its close, as node's socket does):
+ * returns the `R_*` flags sent.
+ */
 function writeNative(res, id, head, body, waiting) {
-  const tentative = waiting ? R_TENTATIVE : 0;
-  let written;
+  const life = (res._last ? L_CLOSE_AFTER : 0) | (waiting ? L_TENTATIVE : 0);
+  let flags;
   if (head !== null) {
-    const flags = head.flags | bodyFlags(res) | headEncoding(res, body) | tentative;
-    written = binding.respond(id, res[kSeq], res.statusCode, head.reason, head.lines,
-      (flags & R_NO_BODY) ? undefined : body, flags, res._trailer);
+    flags = head.flags | bodyFlags(res) | headEncoding(res, body);
+    binding.respond(id, res[kSeq], res.statusCode, head.reason, head.lines,
+      (flags & R_NO_BODY) ? undefined : body, flags, res._trailer, life);
     res._header = NATIVE_HEAD;
-    res[kProgress] = written >= 0 ? HEAD_NATIVE | ENDED_NATIVE : HEAD_NATIVE;
+    res[kProgress] = HEAD_NATIVE | ENDED_NATIVE;
   } else {
-    const flags = bodyFlags(res) | headEncoding(res, body) | tentative;
-    written = binding.send(id, res[kSeq], res._header, (flags & R_NO_BODY) ? undefined : body,
-      flags, res._trailer);
-    if (written >= 0) res[kProgress] = ENDED_NATIVE;
+    flags = bodyFlags(res) | headEncoding(res, body);
+    binding.send(id, res[kSeq], res._header, (flags & R_NO_BODY) ? undefined : body, flags,
+      res._trailer, life);
+    res[kProgress] = ENDED_NATIVE;
   }
   res._headerSent = true;
   // The addon framed the body already: node's end() must not write the last chunk again.
   res.chunkedEncoding = false;
-  return written;
+  return flags;
+}
+
+/**
+ * Until its turn, node keeps a waiting response's bytes in outputData and its 'finish' behind
+ * them: count them the same way, so node's end() queues 'finish' there and _flush() on
+ * assignment releases it. They count toward the connection's pending output too (node's flood
+ * protection pauses reading). node counts each piece's `.length` (a string's UTF-16 units):
+ * the head text, and the body as end() writes it (one chunk and the last chunk when framed).
+ */
+function holdWaiting(res, head, chunk, encoding, flags) {
+  let size = head === null ? res._header.length : headText(res, head).length;
+  const len = chunk ? chunk.length : 0;
+  if (flags & R_NO_BODY) {
+    // node's write_ drops a body the response must not have.
+  } else if (flags & R_FRAME) {
+    if (len > 0) {
+      const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding || 'utf8') :
+        chunk.byteLength;
+      size += bytes.toString(16).length + 2 + len + 2;
+    }
+    size += 5 + res._trailer.length;
+  } else {
+    size += len;
+  }
+  res.outputSize = size;
+  res._onPendingData(size);
 }
 
 /** node's end() for the bookkeeping ('prefinish', 'finish', callbacks), with nothing to write. */
-function endAfterNative(res, socket, waiting, written, callback) {
-  if (waiting && written > 0) {
-    // Until its turn, node keeps a waiting response's bytes in outputData and its
-    // 'finish' behind them: count the bytes the addon holds for it the same way, so
-    // node's end() queues 'finish' there and _flush() on assignment releases it. They count
-    // toward the connection's pending output too (node's flood protection pauses reading).
-    res.outputSize = written;
-    res._onPendingData(written);
-  }
+function endAfterNative(res, socket, waiting, callback) {
   if (waiting || !socket[kLazy]) return nodeEnd.call(res, null, null, callback);
   // node's end() fully uncorks the socket through its WritableState; a socket without
   // states was never corked, so end() runs detached from it (making no states), and the

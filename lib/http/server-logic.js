@@ -12,6 +12,7 @@ const {
 const {
   binding, sockets, clientErrorResponses, badRequestResponse,
 } = require('../internal/native');
+const { NO_RESPONSE } = require('../internal/native').constants;
 const {
   METHODS, kIncomingMessage, kServerResponse, kUniqueHeaders, kNeedDrain,
   kOptimizeEmptyRequests, kDetachAbortSignal, abortsWaitingResponses, drainWaitsForResponse,
@@ -471,7 +472,7 @@ function destroyConnections(server, sid, idleOnly) {
       if (socket !== undefined && socket[kBodyReq] != null) continue;
     }
     if (socket !== undefined) socket.destroy();
-    else binding.destroy(id, false, -1);
+    else binding.destroy(id, false, NO_RESPONSE);
   }
   // A connection the addon closed already (its `Connection: close` response written, a
   // reset) whose close has not reached JS yet is open to node's eyes until then: destroyed now.

@@ -10,6 +10,7 @@ const { defineLazyGetters, materialize, kLazy } = require('../internal/lazy-dupl
 const openHandles = require('./open-handles');
 const { WritingSocket, coalesceWrites, sendHeldWrites } = require('./socket-write');
 const { binding, sockets, defaults } = require('../internal/native');
+const { NO_RESPONSE } = require('../internal/native').constants;
 const errors = require('../internal/errors');
 const {
   kId, kMode, kAddress, kClosed, kState, kReadPaused, kTapping, kParser,
@@ -137,7 +138,7 @@ const FastSocket = class Socket extends WritingSocket {
     if (!this[kClosed]) {
       this[kClosed] = true;
       this._saveStats();
-      binding.destroy(this[kId], false, this[kState]?.assignedSeq ?? -1);
+      binding.destroy(this[kId], false, this[kState]?.assignedSeq ?? NO_RESPONSE);
     }
     // net.Socket's _destroy counts the server's connection out at once: a closing server's
     // 'close' comes a tick later (before this socket's own 'close', in the close phase).
@@ -270,7 +271,7 @@ const FastSocket = class Socket extends WritingSocket {
     if (!this[kClosed]) {
       this[kClosed] = true;
       this._saveStats();
-      binding.destroy(this[kId], true, -1);
+      binding.destroy(this[kId], true, NO_RESPONSE);
     }
     return this.destroy(errors.connReset('socket hang up'));
   }

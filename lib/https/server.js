@@ -9,6 +9,9 @@ const tls = require('node:tls');
 const { createHash } = require('node:crypto');
 const { binding } = require('../internal/native');
 const {
+  SNI_FAILED, SNI_SERVER_CONTEXT, ALPN_NOT_ASKED, ALPN_NONE,
+} = require('../internal/native').constants;
+const {
   Server: FastServer, initServer, serverArgs, fastPrototypes,
 } = require('../http/server');
 const { kNativeSid } = require('../http/listen');
@@ -222,7 +225,7 @@ function sniRequest(socket, servername, protocols) {
   const id = socket[kId];
   let answered = false;
   const fail = (err) => {
-    binding.tlsSniAnswer(id, -1, -1);
+    binding.tlsSniAnswer(id, SNI_FAILED, ALPN_NOT_ASKED);
     server.emit('tlsClientError', err, socket);
   };
   const answer = (err, context) => {
@@ -232,7 +235,7 @@ function sniRequest(socket, servername, protocols) {
       fail(err);
       return;
     }
-    let ctx = 0;
+    let ctx = SNI_SERVER_CONTEXT;
     if (context) {
       const state = server[kTlsServer];
       ctx = state.sni.get(context);
@@ -265,11 +268,11 @@ function sniRequest(socket, servername, protocols) {
 
 /**
  * _tls_wrap.js's callALPNCallback: the server's ALPNCallback, called on the socket with the
- * client's protocols, chooses one of them (its index), or none (-2: the handshake fails with
- * no_application_protocol); -1 when the ClientHello offered no ALPN (nothing is asked).
+ * client's protocols, chooses one of them (its index), or none (ALPN_NONE: the handshake fails
+ * with no_application_protocol); ALPN_NOT_ASKED when the ClientHello offered no ALPN.
  */
 function chooseAlpn(server, socket, servername, protocolsBuffer) {
-  if (!protocolsBuffer || protocolsBuffer.length === 0) return -1;
+  if (!protocolsBuffer || protocolsBuffer.length === 0) return ALPN_NOT_ASKED;
   const protocols = [];
   for (let i = 0; i < protocolsBuffer.length; i++) {
     const length = protocolsBuffer[i];
@@ -279,7 +282,7 @@ function chooseAlpn(server, socket, servername, protocolsBuffer) {
   // node calls it on the TLSSocket, during its handshake.
   if (socket.encrypted !== true) server[kSecureSocket](socket, false);
   const selected = server.ALPNCallback.call(socket, { servername: servername || false, protocols });
-  if (selected === undefined) return -2;
+  if (selected === undefined) return ALPN_NONE;
   const index = protocols.indexOf(selected);
   if (index === -1) throw errors.ERR_TLS_ALPN_CALLBACK_INVALID_RESULT(selected, protocols);
   return index;

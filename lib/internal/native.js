@@ -139,6 +139,9 @@ const binding = load();
 /** The addon's flag values (JS never keeps its own copies). */
 const flags = Object.freeze({ ...binding.flags });
 
+/** The addon's named values in place of sentinel numbers (SNI_FAILED, NO_RESPONSE, ...). */
+const constants = Object.freeze({ ...binding.constants });
+
 /** node:http's server defaults and header-count limits, as the addon starts servers with. */
 const defaults = Object.freeze({ ...binding.defaults });
 
@@ -171,7 +174,7 @@ function init(handlers) {
   if (initialized) return;
   initialized = true;
   const codes = [];
-  for (const code of Object.keys(STATUS_CODES)) codes.push(Number(code), STATUS_CODES[code]);
+  for (const code of Object.keys(STATUS_CODES)) codes.push([Number(code), STATUS_CODES[code]]);
   binding.init(handlers, METHODS, codes);
   // node:http writes an ended response at once, so it reaches the client even when the
   // process exits right after: write what is queued before this one exits.
@@ -179,5 +182,6 @@ function init(handlers) {
 }
 
 module.exports = {
-  binding, flags, defaults, clientErrorResponses, badRequestResponse, servers, sockets, init,
+  binding, flags, constants, defaults, clientErrorResponses, badRequestResponse, servers,
+  sockets, init,
 };

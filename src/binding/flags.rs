@@ -3,10 +3,11 @@
 //! keeping copies.
 
 use super::napi::{self, Env, Value};
-use crate::conn::head::*;
 use crate::conn::{F_ASK_UPGRADE, F_UPGRADE_BODY};
 use crate::proto::errors::{CLIENT_ERROR_STATUS, DEFAULT_CLIENT_ERROR_STATUS};
 use crate::proto::parse::*;
+use crate::proto::response::*;
+use crate::reactor::commands::{L_CLOSE_AFTER, L_TENTATIVE};
 use crate::reactor::server::*;
 use crate::reactor::sink::F_QUEUED;
 use crate::reactor::slots::INDEX_MASK;
@@ -42,11 +43,11 @@ pub const FLAGS: &[(&str, u32)] = &[
     ("R_CONTENT_LENGTH", R_CONTENT_LENGTH),
     ("R_CHUNKED", R_CHUNKED),
     ("R_NO_BODY", R_NO_BODY),
-    ("R_CLOSE_AFTER", R_CLOSE_AFTER),
     ("R_KA_TIMEOUT", R_KA_TIMEOUT),
     ("R_FRAME", R_FRAME),
-    ("R_TENTATIVE", R_TENTATIVE),
     ("R_UTF8_HEAD", R_UTF8_HEAD),
+    ("L_CLOSE_AFTER", L_CLOSE_AFTER),
+    ("L_TENTATIVE", L_TENTATIVE),
     ("S_HAS_CONNECTION", S_HAS_CONNECTION),
     ("S_HAS_TIMEOUT", S_HAS_TIMEOUT),
     ("S_HAS_UPGRADE", S_HAS_UPGRADE),

@@ -90,63 +90,6 @@ impl Args {
             None
         }
     }
-
-    pub fn kind(&self, i: usize) -> sys::napi_valuetype {
-        let mut t = sys::ValueType::napi_undefined;
-        if let Some(v) = self.get(i) {
-            // SAFETY: v is a live value of this call.
-            unsafe { sys::napi_typeof(self.env, v, &mut t) };
-        }
-        t
-    }
-
-    pub fn is_nullish(&self, i: usize) -> bool {
-        self.get(i).is_none_or(|v| is_nullish(self.env, v))
-    }
-
-    pub fn f64(&self, i: usize) -> f64 {
-        self.get(i).map_or(0.0, |v| f64_of(self.env, v))
-    }
-
-    pub fn u32(&self, i: usize) -> u32 {
-        self.get(i).map_or(0, |v| u32_of(self.env, v))
-    }
-
-    pub fn bool(&self, i: usize) -> bool {
-        let mut out = false;
-        if let Some(v) = self.get(i) {
-            // SAFETY: as above.
-            unsafe { sys::napi_get_value_bool(self.env, v, &mut out) };
-        }
-        out
-    }
-
-    /// Appends a string argument as latin1 (one byte per UTF-16 unit, as node writes header
-    /// strings). Returns false when the argument is not a string.
-    pub fn latin1_into(&self, i: usize, out: &mut Vec<u8>) -> bool {
-        let Some(v) = self.get(i) else { return false };
-        string_into(self.env, v, out, Encoding::Latin1)
-    }
-
-    pub fn utf8_into(&self, i: usize, out: &mut Vec<u8>) -> bool {
-        let Some(v) = self.get(i) else { return false };
-        string_into(self.env, v, out, Encoding::Utf8)
-    }
-
-    pub fn string(&self, i: usize) -> Option<String> {
-        let mut v = Vec::new();
-        if self.utf8_into(i, &mut v) {
-            String::from_utf8(v).ok()
-        } else {
-            None
-        }
-    }
-
-    /// The bytes of a Buffer / TypedArray argument, valid for the duration of this call.
-    pub fn bytes(&self, i: usize) -> Option<&[u8]> {
-        let v = self.get(i)?;
-        bytes_of(self.env, v)
-    }
 }
 
 #[derive(Clone, Copy)]
@@ -279,26 +222,6 @@ pub fn object(env: Env) -> Value {
     v
 }
 
-/// A number value as u32 (0 when it is not a number).
-pub fn u32_of(env: Env, v: Value) -> u32 {
-    let mut out = 0u32;
-    // SAFETY: v is a live value; a non-number leaves `out` untouched.
-    unsafe { sys::napi_get_value_uint32(env, v, &mut out) };
-    out
-}
-
-/// A number value as f64 (0 when it is not a number, or NaN).
-pub fn f64_of(env: Env, v: Value) -> f64 {
-    let mut out = 0.0;
-    // SAFETY: v is a live value; a non-number leaves `out` untouched.
-    unsafe { sys::napi_get_value_double(env, v, &mut out) };
-    if out.is_nan() {
-        0.0
-    } else {
-        out
-    }
-}
-
 pub fn is_array(env: Env, v: Value) -> bool {
     let mut out = false;
     // SAFETY: v is a live value.
@@ -311,14 +234,6 @@ pub fn is_function(env: Env, v: Value) -> bool {
     // SAFETY: v is a live value.
     unsafe { sys::napi_typeof(env, v, &mut t) };
     t == sys::ValueType::napi_function
-}
-
-/// Whether `v` is undefined or null.
-pub fn is_nullish(env: Env, v: Value) -> bool {
-    let mut t = sys::ValueType::napi_undefined;
-    // SAFETY: v is a live value.
-    unsafe { sys::napi_typeof(env, v, &mut t) };
-    t == sys::ValueType::napi_undefined || t == sys::ValueType::napi_null
 }
 
 pub fn undefined(env: Env) -> Value {

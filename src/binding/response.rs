@@ -1,133 +1,47 @@
 //! Responses: a whole response in one call (`respond`, node's implicit writeHead + end),
 //! a head node serialized plus the body (`send`); responses node's own code streams through
-//! the socket (`raw`, in socket.rs) end with `finish`.
+//! the socket (`raw`, in socket.rs) end with `finish`. The bytes are encoded by proto's
+//! response module from the parts JS passed; this file only says where each part comes from.
 
-use super::callback::{export, id_of};
-use super::napi::{self, Args, Env, Value};
-use crate::conn::head::*;
-use crate::proto::encode;
-use crate::reactor::commands::Respond;
+use super::contract::values::{Chunk, JsStr};
+use super::crossings as x;
+use super::napi::{self, Value};
+use crate::proto::response::{Head, Response, Source, R_NO_BODY, R_UTF8_HEAD};
+use crate::reactor::commands::{Respond, L_TENTATIVE};
 use crate::reactor::{self, Reactor};
-use ::napi::sys;
-use std::ptr;
 
-/// Head text as latin1, or UTF-8 with R_UTF8_HEAD.
-fn head_text(a: &Args, i: usize, out: &mut Vec<u8>, flags: u32) {
-    if flags & R_UTF8_HEAD != 0 {
-        a.utf8_into(i, out);
-    } else {
-        a.latin1_into(i, out);
-    }
+/// A JS string written as latin1 (node writes header text one byte per unit), or UTF-8.
+struct Text {
+    s: JsStr,
+    utf8: bool,
 }
 
-/// Status line (cached per code unless a custom reason is given) and the user's header lines.
-fn put_head(
-    r: &mut Reactor,
-    a: &Args,
-    out: &mut Vec<u8>,
-    status: u16,
-    reason: usize,
-    headers: usize,
-    flags: u32,
-) {
-    if a.is_nullish(reason) {
-        match r.status_line(status) {
-            Some(l) => out.extend_from_slice(l),
-            None => encode::status_line(out, status, b"unknown"),
-        }
-    } else {
-        let mut msg = Vec::new();
-        head_text(a, reason, &mut msg, flags);
-        encode::status_line(out, status, &msg);
-    }
-    head_text(a, headers, out, flags);
-}
-
-pub(super) enum Body<'a> {
-    None,
-    Bytes(&'a [u8]),
-    Str(Value),
-}
-
-pub(super) fn body_of<'a>(a: &'a Args, i: usize) -> Body<'a> {
-    if a.is_nullish(i) {
-        return Body::None;
-    }
-    if a.kind(i) == sys::ValueType::napi_string {
-        return Body::Str(a.argv[i]);
-    }
-    match a.bytes(i) {
-        Some(b) => Body::Bytes(b),
-        None => Body::None,
-    }
-}
-
-fn utf8_len(env: Env, v: Value) -> usize {
-    let mut len = 0usize;
-    // SAFETY: v is a live string value; a null buffer asks for the length only.
-    unsafe { sys::napi_get_value_string_utf8(env, v, ptr::null_mut(), 0, &mut len) };
-    len
-}
-
-/// Appends a body to `out`, framed as one chunk when `chunked`.
-fn put_body(env: Env, out: &mut Vec<u8>, body: &Body<'_>, chunked: bool) {
-    match body {
-        Body::None => {}
-        Body::Bytes(b) => {
-            if chunked {
-                encode::chunk(out, b)
-            } else {
-                out.extend_from_slice(b)
-            }
-        }
-        Body::Str(v) => {
-            if chunked {
-                let n = utf8_len(env, *v);
-                if n == 0 {
-                    return;
-                }
-                encode::chunk_header(out, n);
-                napi::string_into(env, *v, out, napi::Encoding::Utf8);
-                out.extend_from_slice(b"\r\n");
-            } else {
-                napi::string_into(env, *v, out, napi::Encoding::Utf8);
-            }
+impl Source for Text {
+    fn write_to(&self, out: &mut Vec<u8>) {
+        if self.utf8 {
+            self.s.utf8_into(out)
+        } else {
+            self.s.latin1_into(out)
         }
     }
 }
 
-/// Appends a body (framed as one chunk plus the last chunk and trailers with R_FRAME).
-fn put_full_body(a: &Args, out: &mut Vec<u8>, body: &Body<'_>, flags: u32, trailers: usize) {
-    if flags & R_NO_BODY != 0 {
-        return;
-    }
-    let frame = flags & R_FRAME != 0;
-    put_body(a.env, out, body, frame);
-    if frame {
-        let mut t = Vec::new();
-        a.latin1_into(trailers, &mut t);
-        encode::last_chunk(out, &t);
+/// Head text in the encoding the flags say (R_UTF8_HEAD: the first body chunk's).
+fn text(s: JsStr, flags: u32) -> Text {
+    Text {
+        s,
+        utf8: flags & R_UTF8_HEAD != 0,
     }
 }
 
-fn body_len(env: Env, body: &Body<'_>) -> usize {
-    match body {
-        Body::None => 0,
-        Body::Bytes(b) => b.len(),
-        Body::Str(v) => utf8_len(env, *v),
-    }
+/// Trailer lines (latin1, as node writes them).
+fn trailers(t: Option<JsStr>) -> Option<Text> {
+    t.map(|s| Text { s, utf8: false })
 }
 
 /// A command's answer for JS: a count, or -1 when the connection is gone or shut.
 pub(super) fn count(n: Option<usize>) -> f64 {
     n.map_or(-1.0, |n| n as f64)
-}
-
-fn respond_how(flags: u32) -> Respond {
-    Respond {
-        tentative: flags & R_TENTATIVE != 0,
-        close: flags & R_CLOSE_AFTER != 0,
-    }
 }
 
 /// Buffer bodies from this size are offered to the kernel without a copy (write_direct).
@@ -141,98 +55,82 @@ thread_local! {
 /// Scratch buffers up to this capacity are kept for the next response.
 const SCRATCH_KEEP: usize = 64 * 1024;
 
-/// A large Buffer body offered to the kernel straight from JS memory, head and framing
-/// around it. None when it must take the queued path.
-fn respond_direct(
-    a: &Args,
-    id: u64,
-    seq: u32,
-    status: u16,
-    flags: u32,
-    bytes: &[u8],
-) -> Option<f64> {
-    let len = bytes.len();
-    reactor::with(|r| {
-        let mut head = Vec::with_capacity(512);
-        put_head(r, a, &mut head, status, 3, 4, flags);
-        r.put_auto_headers(id, &mut head, flags, len);
-        let mut tail = Vec::new();
-        if flags & R_FRAME != 0 {
-            // One chunk and the last chunk, as put_full_body frames it.
-            encode::chunk_header(&mut head, len);
-            tail.extend_from_slice(b"\r\n");
-            let mut trailers = Vec::new();
-            a.latin1_into(7, &mut trailers);
-            encode::last_chunk(&mut tail, &trailers);
+/// Queues `res` with `body` (a string encoded once, before the head that needs its length:
+/// measuring its UTF-8 length first was a second scan of the string). A large Buffer body
+/// is offered to the kernel straight from JS memory, head and framing around it.
+fn queue(env: napi::Env, id: u64, seq: u32, life: u32, res: &Response<'_>, body: Option<Chunk>) {
+    let how = Respond::from_bits(life);
+    let body = if res.flags & R_NO_BODY != 0 {
+        None
+    } else {
+        body
+    };
+    match body {
+        None => {
+            reactor::with(|r| r.respond(id, seq, how, res, &[]));
         }
-        let body_value = a.argv[5];
-        let keep =
-            || napi::JsRef::new(a.env, body_value).map(|k| Box::new(k) as Box<dyn std::any::Any>);
-        let close = flags & R_CLOSE_AFTER != 0;
-        // SAFETY: `bytes` is the backing store of the Buffer `body_value`; it is at least
-        // DIRECT_BODY bytes, so off the V8 heap and never moved, and `keep` holds a strong
-        // reference to that Buffer.
-        unsafe { r.respond_direct(id, seq, close, (&head, bytes, &tail), keep) }.map(|n| n as f64)
-    })
-    .flatten()
-}
-
-// respond(id, seq, status, reason|null, headerLines, body|undefined, flags, trailers)
-//   -> bytes written | -1
-// A whole response in one crossing (node's implicit writeHead + end): status line, the user's
-// header lines, then Date / Connection / Keep-Alive / Content-Length / Transfer-Encoding
-// from cached blobs as the flags say, then the body.
-export!(respond, |a| {
-    let (id, seq, status, flags) = (id_of(&a, 0), a.u32(1), a.u32(2) as u16, a.u32(6));
-    let mut body = body_of(&a, 5);
-    if let Body::Bytes(bytes) = body {
-        if bytes.len() >= DIRECT_BODY && flags & (R_TENTATIVE | R_NO_BODY) == 0 {
-            if let Some(written) = respond_direct(&a, id, seq, status, flags, bytes) {
-                return napi::f64v(a.env, written);
+        Some(Chunk::Bytes(bytes, value)) => {
+            let direct = bytes.len() >= DIRECT_BODY && life & L_TENTATIVE == 0;
+            let keep =
+                || napi::JsRef::new(env, value).map(|k| Box::new(k) as Box<dyn std::any::Any>);
+            let sent = direct
+                && reactor::with(|r: &mut Reactor| {
+                    // SAFETY: `bytes` is the backing store of the Buffer `value`; it is at
+                    // least DIRECT_BODY bytes, so off the V8 heap and never moved, and `keep`
+                    // holds a strong reference to that Buffer.
+                    unsafe { r.respond_direct(id, seq, how.close, res, bytes, keep) }
+                })
+                .unwrap_or(false);
+            if !sent {
+                reactor::with(|r| r.respond(id, seq, how, res, bytes));
+            }
+        }
+        Some(Chunk::Str(s)) => {
+            let mut encoded = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+            s.utf8_into(&mut encoded);
+            reactor::with(|r| r.respond(id, seq, how, res, &encoded));
+            if encoded.capacity() <= SCRATCH_KEEP {
+                encoded.clear();
+                SCRATCH.with(|s| *s.borrow_mut() = encoded);
             }
         }
     }
-    // A string body is encoded once, before the head that needs its length: measuring its
-    // UTF-8 length first was a second scan of the string.
-    let mut encoded = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
-    if let Body::Str(v) = body {
-        napi::string_into(a.env, v, &mut encoded, napi::Encoding::Utf8);
-        body = Body::Bytes(&encoded);
-    }
-    let len = body_len(a.env, &body);
-    let q = reactor::with(|r| {
-        r.respond(id, seq, respond_how(flags), 512 + len, |r, out| {
-            put_head(r, &a, out, status, 3, 4, flags);
-            r.put_auto_headers(id, out, flags, len);
-            put_full_body(&a, out, &body, flags, 7);
-        })
-    })
-    .flatten();
-    if encoded.capacity() <= SCRATCH_KEEP {
-        encoded.clear();
-        SCRATCH.with(|s| *s.borrow_mut() = encoded);
-    }
-    napi::f64v(a.env, count(q))
-});
+}
 
-// send(id, seq, head, body|undefined, flags, trailers) -> bytes written | -1
-// A response whose head node already serialized (writeHead), plus its whole body.
-export!(send, |a| {
-    let (id, seq, flags) = (id_of(&a, 0), a.u32(1), a.u32(4));
-    let body = body_of(&a, 3);
-    let size = 512 + body_len(a.env, &body);
-    let q = reactor::with(|r| {
-        r.respond(id, seq, respond_how(flags), size, |_, out| {
-            head_text(&a, 2, out, flags);
-            put_full_body(&a, out, &body, flags, 5);
-        })
-    })
-    .flatten();
-    napi::f64v(a.env, count(q))
-});
-
-// finish(id, seq, close): a response written through the socket is complete.
-export!(finish, |a| {
-    reactor::with(|r| r.finish(id_of(&a, 0), a.u32(1), a.bool(2)));
+/// `respond`: a whole response in one crossing (node's implicit writeHead + end): status
+/// line, the app's header lines, node's automatic headers as the flags say, the body.
+pub(super) fn respond(a: x::Respond) -> Value {
+    let reason = a.reason.map(|s| text(s, a.flags));
+    let lines = text(a.header_lines, a.flags);
+    let trailers = trailers(a.trailers);
+    let res = Response {
+        head: Head::Parts {
+            status: a.status as u16,
+            reason: reason.as_ref().map(|r| r as &dyn Source),
+            lines: &lines,
+        },
+        flags: a.flags,
+        trailers: trailers.as_ref().map(|t| t as &dyn Source),
+    };
+    queue(a.env, a.id.0, a.seq, a.life, &res, a.body);
     napi::undefined(a.env)
-});
+}
+
+/// `send`: a response whose head node already serialized (writeHead), plus its whole body.
+pub(super) fn send(a: x::SendWithHead) -> Value {
+    let head = text(a.head, a.flags);
+    let trailers = trailers(a.trailers);
+    let res = Response {
+        head: Head::Text(&head),
+        flags: a.flags,
+        trailers: trailers.as_ref().map(|t| t as &dyn Source),
+    };
+    queue(a.env, a.id.0, a.seq, a.life, &res, a.body);
+    napi::undefined(a.env)
+}
+
+/// `finish`: a response written through the socket is complete.
+pub(super) fn finish(a: x::Finish) -> Value {
+    reactor::with(|r| r.finish(a.id.0, a.seq, a.close));
+    napi::undefined(a.env)
+}

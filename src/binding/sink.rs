@@ -4,6 +4,9 @@
 //! requests parsed from one read) shares one callback scope: process ticks and promise jobs
 //! run once when it closes, as after node's own `onread`.
 
+use super::contract::values::{Id, OrFalse, Text};
+use super::contract::Invoke;
+use super::crossings::{cb, Addresses, TlsSession};
 use super::napi::{self, Env, Value};
 use crate::net::tls::{SessionInfo, TlsFailure};
 use crate::reactor::secure::SecureSink;
@@ -13,56 +16,6 @@ use ::napi::sys;
 use std::cell::{Cell, RefCell};
 use std::net::SocketAddr;
 use std::ptr;
-
-/// The JS callbacks `init` takes, in `contract::CALLBACKS`'s order (names and arguments).
-#[derive(Clone, Copy, Debug)]
-pub enum Cb {
-    /// (serverId, connId, seq, method, url, headerBlock, flags, body|undefined, headEnd)
-    Request = 0,
-    /// (connId, seq, chunk, at, queue)
-    Body,
-    /// (connId, seq, trailerBlock|undefined)
-    BodyEnd,
-    /// (connId)
-    Drain,
-    /// (connId, errno)
-    Close,
-    /// (serverId, connId, errno): a connection JS never saw failed
-    Reset,
-    /// (connId, serverId)
-    Timeout,
-    /// (serverId, connId, code, reason, rawPacket|undefined, bytesParsed, queue)
-    ClientError,
-    /// (serverId, connId)
-    Connection,
-    /// (serverId, [localAddress, localPort, localFamily, remoteAddress, remotePort,
-    /// remoteFamily])
-    Drop,
-    /// (connId, chunk): bytes of an upgraded connection, or tapped HTTP bytes
-    Data,
-    /// (connId): the peer ended its side
-    End,
-    /// (serverId): a closed server's last connection is gone
-    ServerDrained,
-    /// (connId): FIN went out after socket.end()
-    Shutdown,
-    /// (serverId|-1, message): fast-http panicked
-    InternalError,
-    /// (connId, seq, head|undefined): an Upgrade request whose body went through it upgrades
-    Upgrade,
-    /// (serverId, connId, TlsSession): the TLS handshake completed
-    Secure,
-    /// (serverId, connId, code, message): a TLS connection failed before its handshake did
-    TlsClientError,
-    /// (serverId, connId, line): one NSS key-log line of a TLS handshake
-    Keylog,
-    /// (serverId, connId, servername): the handshake waits for the SNICallback
-    SniRequest,
-    /// () -> object: a new connection's async resource
-    NewResource,
-    /// (token): the close callback `closePhase(token)` armed
-    ClosePhase,
-}
 
 /// The async resource type of connections' contexts, as node's parser resource is named.
 pub const RESOURCE_NAME: &str = "HTTPINCOMINGMESSAGE";
@@ -151,7 +104,7 @@ fn context(id: Option<u64>) -> Option<(sys::napi_ref, sys::napi_async_context)> 
         };
         Some(match js.conns.get(index_of(id)) {
             Some(Some(c)) if c.id == id => Found::Ready(c.resource, c.ctx),
-            _ => Found::Make(js.env, js.cbs[Cb::NewResource as usize]),
+            _ => Found::Make(js.env, js.cbs[<cb::NewResource as Invoke>::INDEX]),
         })
     })?;
     let (env, factory) = match found {
@@ -186,8 +139,8 @@ fn context(id: Option<u64>) -> Option<(sys::napi_ref, sys::napi_async_context)> 
 /// The connection whose context a call runs in. One whose first event is its close gets none
 /// of its own (its async resource would stand for a handle already gone: async_hooks would
 /// see a TCPWRAP begin at its end): it closes in the addon's.
-fn own_context(cb: Cb, id: Option<u64>) -> Option<u64> {
-    if !matches!(cb, Cb::Close) {
+fn own_context(index: usize, id: Option<u64>) -> Option<u64> {
+    if index != <cb::Close as Invoke>::INDEX {
         return id;
     }
     let id = id?;
@@ -209,14 +162,22 @@ enum Found {
 /// path, as a throwing async_hooks hook does on node).
 fn new_resource(env: Env, factory: sys::napi_ref, sid: Option<u32>, id: u64) -> Value {
     let f = napi::deref(env, factory);
-    let args = [
-        napi::f64v(env, sid.map_or(-1.0, f64::from)),
-        napi::f64v(env, id as f64),
-    ];
+    let args = cb::NewResource {
+        sid: sid.map_or(-1.0, f64::from),
+        id: Id(id),
+    }
+    .values(env);
     let mut obj = ptr::null_mut();
     // SAFETY: f is a live function; args are live values in this scope.
     let status = unsafe {
-        sys::napi_call_function(env, napi::undefined(env), f, 2, args.as_ptr(), &mut obj)
+        sys::napi_call_function(
+            env,
+            napi::undefined(env),
+            f,
+            args.len(),
+            args.as_ptr(),
+            &mut obj,
+        )
     };
     if status == sys::Status::napi_ok && !obj.is_null() {
         return obj;
@@ -235,9 +196,9 @@ fn release_ctx(env: Env, c: ConnCtx) {
     }
 }
 
-/// Calls callback `cb` with the values `build` creates, in connection `id`'s context.
-/// Returns true when it threw (the exception went to Node's uncaught-exception path).
-fn call<const N: usize>(cb: Cb, id: Option<u64>, build: impl FnOnce(Env) -> [Value; N]) -> bool {
+/// Calls the callback `args` are for, in connection `id`'s context. Returns true when it
+/// threw (the exception went to Node's uncaught-exception path).
+fn call<C: Invoke>(id: Option<u64>, args: C) -> bool {
     let Some(env) = JS.with(|j| j.borrow().as_ref().map(|j| j.env)) else {
         return false;
     };
@@ -250,12 +211,13 @@ fn call<const N: usize>(cb: Cb, id: Option<u64>, build: impl FnOnce(Env) -> [Val
         // SAFETY: called on the JS thread from a libuv callback (no JS frame below us).
         unsafe { sys::napi_open_handle_scope(env, &mut handles) };
     }
-    let found = context(own_context(cb, id)).and_then(|(resource, ctx)| {
-        let f = JS.with(|j| j.borrow().as_ref().map(|js| js.cbs[cb as usize]))?;
+    let found = context(own_context(C::INDEX, id)).and_then(|(resource, ctx)| {
+        let f = JS.with(|j| j.borrow().as_ref().map(|js| js.cbs[C::INDEX]))?;
         Some((f, resource, ctx))
     });
     if let Some((fref, rref, async_ctx)) = found {
-        let args = build(env);
+        let args = args.values(env);
+        let args = args.as_ref();
         let f = napi::deref(env, fref);
         // napi_make_callback needs an object receiver: the async resource.
         let recv = napi::deref(env, rref);
@@ -267,11 +229,12 @@ fn call<const N: usize>(cb: Cb, id: Option<u64>, build: impl FnOnce(Env) -> [Val
         // same context again (about 5 % of a pipelined request's CPU in perf).
         let status = if scoped {
             // SAFETY: f is a live function; args are live values in this scope.
-            unsafe { sys::napi_call_function(env, recv, f, N, args.as_ptr(), &mut result) }
+            unsafe { sys::napi_call_function(env, recv, f, args.len(), args.as_ptr(), &mut result) }
         } else {
             // SAFETY: f is a live function; args are live values in this scope.
             unsafe {
-                sys::napi_make_callback(env, async_ctx, recv, f, N, args.as_ptr(), &mut result)
+                let n = args.len();
+                sys::napi_make_callback(env, async_ctx, recv, f, n, args.as_ptr(), &mut result)
             }
         };
         if status == sys::Status::napi_pending_exception {
@@ -351,35 +314,12 @@ impl Drop for Scope {
 /// The close callback `closePhase(token)` armed (reactor::driver::at_close_phase): JS emits
 /// the 'close' it stands for, in a callback scope of its own as node's close callbacks.
 pub fn close_phase(token: i64) {
-    call(Cb::ClosePhase, None, |env| [napi::f64v(env, token as f64)]);
-}
-
-/// A dropped connection's addresses for net's 'drop' event: [localAddress, localPort,
-/// localFamily, remoteAddress, remotePort, remoteFamily].
-pub fn addresses(env: Env, local: Option<SocketAddr>, peer: Option<SocketAddr>) -> Value {
-    let mut parts = Vec::with_capacity(6);
-    for a in [local, peer] {
-        match a {
-            Some(a) => {
-                parts.push(napi::utf8(env, &a.ip().to_string()));
-                parts.push(napi::u32v(env, a.port() as u32));
-                parts.push(napi::utf8(env, if a.is_ipv6() { "IPv6" } else { "IPv4" }));
-            }
-            None => parts.extend([napi::undefined(env); 3]),
-        }
-    }
-    napi::array(env, &parts)
-}
-
-fn f64v(env: Env, id: u64) -> Value {
-    napi::f64v(env, id as f64)
-}
-
-fn bytes_or_undefined(env: Env, b: Option<&[u8]>) -> Value {
-    match b {
-        Some(b) => napi::buffer_copy(env, b),
-        None => napi::undefined(env),
-    }
+    call(
+        None,
+        cb::ClosePhase {
+            token: token as f64,
+        },
+    );
 }
 
 /// The N-API embedder of the reactor.
@@ -424,129 +364,119 @@ impl Sink for JsSink {
     }
 
     fn connection(sid: u32, id: u64) {
-        call(Cb::Connection, Some(id), |env| {
-            [napi::u32v(env, sid), f64v(env, id)]
-        });
+        call(Some(id), cb::Connection { sid, id: Id(id) });
     }
 
     fn drop(sid: u32, local: Option<SocketAddr>, peer: Option<SocketAddr>) {
-        call(Cb::Drop, None, |env| {
-            [napi::u32v(env, sid), addresses(env, local, peer)]
-        });
+        let addresses = Addresses { local, peer };
+        call(None, cb::Dropped { sid, addresses });
     }
 
     fn request(q: &Request<'_>) -> bool {
-        call(Cb::Request, Some(q.id), |env| {
-            [
-                napi::u32v(env, q.sid),
-                f64v(env, q.id),
-                napi::u32v(env, q.seq),
-                napi::u32v(env, q.method as u32),
-                napi::latin1(env, q.url),
-                napi::latin1(env, q.headers),
-                napi::u32v(env, q.flags),
-                bytes_or_undefined(env, q.body),
-                napi::u32v(env, q.head_end),
-            ]
-        })
+        call(
+            Some(q.id),
+            cb::Request {
+                sid: q.sid,
+                id: Id(q.id),
+                seq: q.seq,
+                method: q.method as u32,
+                url: Text(q.url),
+                header_block: Text(q.headers),
+                flags: q.flags,
+                body: q.body,
+                head_end: q.head_end,
+            },
+        )
     }
 
     fn body(id: u64, seq: u32, chunk: &[u8], at: u32, queue: bool) -> bool {
-        call(Cb::Body, Some(id), |env| {
-            [
-                f64v(env, id),
-                napi::u32v(env, seq),
-                napi::buffer_copy(env, chunk),
-                napi::u32v(env, at),
-                napi::boolean(env, queue),
-            ]
-        })
+        let args = cb::Body {
+            id: Id(id),
+            seq,
+            chunk,
+            at,
+            queue,
+        };
+        call(Some(id), args)
     }
 
     fn body_end(id: u64, seq: u32, trailers: Option<&[u8]>) {
-        call(Cb::BodyEnd, Some(id), |env| {
-            [
-                f64v(env, id),
-                napi::u32v(env, seq),
-                match trailers {
-                    Some(t) => napi::latin1(env, t),
-                    None => napi::undefined(env),
-                },
-            ]
-        });
+        let args = cb::BodyEnd {
+            id: Id(id),
+            seq,
+            trailer_block: trailers.map(Text),
+        };
+        call(Some(id), args);
     }
 
     fn upgrade(id: u64, seq: u32, head: Option<&[u8]>) {
-        call(Cb::Upgrade, Some(id), |env| {
-            [
-                f64v(env, id),
-                napi::u32v(env, seq),
-                bytes_or_undefined(env, head),
-            ]
-        });
+        call(
+            Some(id),
+            cb::Upgrade {
+                id: Id(id),
+                seq,
+                head,
+            },
+        );
     }
 
     fn data(id: u64, chunk: &[u8]) {
-        call(Cb::Data, Some(id), |env| {
-            [f64v(env, id), napi::buffer_copy(env, chunk)]
-        });
+        call(Some(id), cb::Data { id: Id(id), chunk });
     }
 
     fn client_error(e: &ClientError<'_>, queue: bool) {
-        call(Cb::ClientError, Some(e.id), |env| {
-            [
-                napi::u32v(env, e.sid),
-                f64v(env, e.id),
-                napi::utf8(env, e.code),
-                napi::utf8(env, e.reason),
-                bytes_or_undefined(env, e.packet),
-                napi::u32v(env, e.at),
-                napi::boolean(env, queue),
-            ]
-        });
+        call(
+            Some(e.id),
+            cb::ClientError {
+                sid: e.sid,
+                id: Id(e.id),
+                code: e.code,
+                reason: e.reason,
+                raw_packet: e.packet,
+                bytes_parsed: e.at,
+                queue,
+            },
+        );
     }
 
     fn drain(id: u64) {
-        call(Cb::Drain, Some(id), |env| [f64v(env, id)]);
+        call(Some(id), cb::Drain { id: Id(id) });
     }
 
     fn close(id: u64, errno: i32) {
-        call(Cb::Close, Some(id), |env| {
-            [f64v(env, id), napi::i32v(env, errno)]
-        });
+        call(Some(id), cb::Close { id: Id(id), errno });
     }
 
     fn reset(sid: u32, id: u64, errno: i32) {
-        call(Cb::Reset, Some(id), |env| {
-            [napi::u32v(env, sid), f64v(env, id), napi::i32v(env, errno)]
-        });
+        call(
+            Some(id),
+            cb::Reset {
+                sid,
+                id: Id(id),
+                errno,
+            },
+        );
     }
 
     fn end(id: u64) {
-        call(Cb::End, Some(id), |env| [f64v(env, id)]);
+        call(Some(id), cb::End { id: Id(id) });
     }
 
     fn shutdown(id: u64) {
-        call(Cb::Shutdown, Some(id), |env| [f64v(env, id)]);
+        call(Some(id), cb::Shutdown { id: Id(id) });
     }
 
     fn timeout(id: u64, sid: u32) {
-        call(Cb::Timeout, Some(id), |env| {
-            [f64v(env, id), napi::u32v(env, sid)]
-        });
+        call(Some(id), cb::Timeout { id: Id(id), sid });
     }
 
     fn server_drained(sid: u32) {
-        call(Cb::ServerDrained, None, |env| [napi::u32v(env, sid)]);
+        call(None, cb::ServerDrained { sid });
     }
 
     fn internal_error(sid: Option<u32>, message: &str) {
-        call(Cb::InternalError, None, |env| {
-            [
-                napi::i32v(env, sid.map_or(-1, |s| s as i32)),
-                napi::utf8(env, message),
-            ]
-        });
+        let sid = sid.map_or(-1, |s| s as i32);
+        call(None, cb::InternalError { sid, message });
     }
 
     fn released(id: u64) {
@@ -568,53 +498,46 @@ impl Sink for JsSink {
 
 impl SecureSink for JsSink {
     fn secure(sid: u32, id: u64, info: &SessionInfo) {
-        call(Cb::Secure, Some(id), |env| {
-            let o = napi::object(env);
-            let str_or_false = |s: Option<&[u8]>| match s {
-                Some(s) => napi::latin1(env, s),
-                None => napi::boolean(env, false),
-            };
-            napi::set_named(env, o, "protocol", napi::utf8(env, info.protocol));
-            napi::set_named(env, o, "cipherName", napi::utf8(env, info.cipher.0));
-            napi::set_named(env, o, "standardName", napi::utf8(env, info.cipher.1));
-            napi::set_named(env, o, "alpnProtocol", str_or_false(info.alpn.as_deref()));
-            let sni = info.servername.as_deref().map(str::as_bytes);
-            napi::set_named(env, o, "servername", str_or_false(sni));
-            napi::set_named(env, o, "resumed", napi::boolean(env, info.resumed));
-            let chain: Vec<Value> = info
-                .peer_chain
-                .iter()
-                .map(|c| napi::buffer_copy(env, c))
-                .collect();
-            napi::set_named(env, o, "peerChain", napi::array(env, &chain));
-            let authz = match info.authorization_error {
-                Some(code) => napi::utf8(env, code),
-                None => napi::boolean(env, false),
-            };
-            napi::set_named(env, o, "authorizationError", authz);
-            [napi::u32v(env, sid), f64v(env, id), o]
-        });
+        let session = TlsSession {
+            protocol: info.protocol,
+            cipher_name: info.cipher.0,
+            standard_name: info.cipher.1,
+            alpn_protocol: OrFalse(info.alpn.as_deref().map(Text)),
+            servername: OrFalse(info.servername.as_deref().map(|s| Text(s.as_bytes()))),
+            resumed: info.resumed,
+            peer_chain: info.peer_chain.iter().map(Vec::as_slice).collect(),
+            authorization_error: OrFalse(info.authorization_error),
+        };
+        call(
+            Some(id),
+            cb::Secure {
+                sid,
+                id: Id(id),
+                session,
+            },
+        );
     }
 
     fn tls_client_error(sid: u32, id: u64, e: &TlsFailure) {
-        call(Cb::TlsClientError, Some(id), |env| {
-            [
-                napi::u32v(env, sid),
-                f64v(env, id),
-                napi::utf8(env, e.code),
-                napi::utf8(env, &e.to_string()),
-            ]
-        });
+        let message = e.to_string();
+        let args = cb::TlsClientError {
+            sid,
+            id: Id(id),
+            code: e.code,
+            message: &message,
+        };
+        call(Some(id), args);
     }
 
     fn keylog(sid: u32, id: u64, line: &[u8]) {
-        call(Cb::Keylog, Some(id), |env| {
-            [
-                napi::u32v(env, sid),
-                f64v(env, id),
-                napi::buffer_copy(env, line),
-            ]
-        });
+        call(
+            Some(id),
+            cb::Keylog {
+                sid,
+                id: Id(id),
+                line,
+            },
+        );
     }
 
     fn sni_request(sid: u32, id: u64, servername: &str, protocols: &[Vec<u8>]) {
@@ -625,13 +548,12 @@ impl SecureSink for JsSink {
             wire.push(p.len() as u8);
             wire.extend_from_slice(p);
         }
-        call(Cb::SniRequest, Some(id), |env| {
-            [
-                napi::u32v(env, sid),
-                f64v(env, id),
-                napi::utf8(env, servername),
-                napi::buffer_copy(env, &wire),
-            ]
-        });
+        let args = cb::SniRequest {
+            sid,
+            id: Id(id),
+            servername,
+            protocols: &wire,
+        };
+        call(Some(id), args);
     }
 }

@@ -1,12 +1,12 @@
 //! The socket facade's calls: raw writes (upgraded sockets, and node's own response path),
 //! reading control, options, addresses and counters.
 
-use super::callback::{export, id_of, undef};
+use super::contract::values::{Chunk, Id};
+use super::crossings::{self as x, Addresses, NO_RESPONSE};
 use super::napi::{self, Value};
 use super::response::count;
 use crate::conn::Pinned;
 use crate::reactor;
-use ::napi::sys;
 
 /// Buffers from this size are queued by reference instead of copied (off the V8 heap, so
 /// their memory never moves; node's writev keeps Buffers the same way).
@@ -15,38 +15,33 @@ const PIN_MIN: usize = 16 * 1024;
 /// Appends one chunk (a Buffer / TypedArray, or a string as latin1 or UTF-8) to the active
 /// response of connection `id`. Returns the bytes not yet written of what may be written
 /// now, -1 when the connection is gone or its writing side is shut.
-fn append(env: sys::napi_env, id: u64, v: Value, latin1: bool) -> f64 {
-    let mut kind = sys::ValueType::napi_undefined;
-    // SAFETY: v is a live value of the current call.
-    unsafe { sys::napi_typeof(env, v, &mut kind) };
-    let q = if kind == sys::ValueType::napi_string {
-        let enc = if latin1 {
-            napi::Encoding::Latin1
-        } else {
-            napi::Encoding::Utf8
-        };
-        reactor::with(|r| {
+fn append(env: napi::Env, id: u64, chunk: Chunk<'_>, latin1: bool) -> f64 {
+    let q = match chunk {
+        Chunk::Str(s) => reactor::with(|r| {
             r.write_with(id, |t| {
-                napi::string_into(env, v, t, enc);
+                if latin1 {
+                    s.latin1_into(t)
+                } else {
+                    s.utf8_into(t)
+                }
             })
-        })
-    } else if let Some(b) = napi::bytes_of(env, v) {
-        let keep = if b.len() >= PIN_MIN {
-            napi::JsRef::new(env, v)
-        } else {
-            None
-        };
-        match keep {
-            Some(keep) => {
-                // SAFETY: `b` is the memory of the Buffer `keep` holds: at least PIN_MIN
-                // bytes, so off the V8 heap and never moved while referenced.
-                let p = unsafe { Pinned::new(b.as_ptr(), b.len(), Box::new(keep)) };
-                reactor::with(|r| r.write_pinned(id, p))
+        }),
+        Chunk::Bytes(b, v) => {
+            let keep = if b.len() >= PIN_MIN {
+                napi::JsRef::new(env, v)
+            } else {
+                None
+            };
+            match keep {
+                Some(keep) => {
+                    // SAFETY: `b` is the memory of the Buffer `keep` holds: at least PIN_MIN
+                    // bytes, so off the V8 heap and never moved while referenced.
+                    let p = unsafe { Pinned::new(b.as_ptr(), b.len(), Box::new(keep)) };
+                    reactor::with(|r| r.write_pinned(id, p))
+                }
+                None => reactor::with(|r| r.write_with(id, |t| t.extend_from_slice(b))),
             }
-            None => reactor::with(|r| r.write_with(id, |t| t.extend_from_slice(b))),
         }
-    } else {
-        reactor::with(|r| r.write_with(id, |_| {}))
     };
     count(q.flatten())
 }
@@ -56,140 +51,107 @@ fn write_out(id: u64, hwm: f64) -> f64 {
     count(reactor::with(|r| r.flush_writes(id, hwm)).flatten())
 }
 
-// raw(id, data, latin1?, highWaterMark, defer?) -> bytes still unsent | -1 when closed
-// One chunk of the socket's own writes (upgraded sockets, node's response path). With
-// `defer` it waits in the queue for flush() unless the queue passes the high-water mark.
-export!(raw, |a| {
-    let id = id_of(&a, 0);
-    let hwm = a.f64(3);
-    let Some(v) = a.get(1) else {
-        return napi::f64v(a.env, -1.0);
-    };
-    let q = append(a.env, id, v, a.bool(2));
-    if q < 0.0 || (a.bool(4) && q < hwm) {
+/// `raw`: one chunk of the socket's own writes (upgraded sockets, node's response path).
+pub(super) fn raw(a: x::Raw) -> Value {
+    let id = a.id.0;
+    let q = append(a.env, id, a.data, a.latin1);
+    if q < 0.0 || (a.defer && q < a.high_water_mark) {
         return napi::f64v(a.env, q);
     }
-    napi::f64v(a.env, write_out(id, hwm))
-});
+    napi::f64v(a.env, write_out(id, a.high_water_mark))
+}
 
-// flush(id, highWaterMark) -> bytes still unsent | -1: writes what deferred writes queued
-// (the end of the JS task that wrote them).
-export!(flush, |a| {
-    let q = write_out(id_of(&a, 0), a.f64(1));
-    napi::f64v(a.env, q)
-});
+/// `flush`: writes what deferred writes queued (the end of the JS task that wrote them).
+pub(super) fn flush(a: x::Flush) -> Value {
+    napi::f64v(a.env, write_out(a.id.0, a.high_water_mark))
+}
 
-// flushAll(): the process is about to exit; what was ended goes to the kernel now.
-export!(flush_all, |a| {
+pub(super) fn flush_all(a: x::FlushAll) -> Value {
     reactor::with(|r| r.flush_all());
-    undef(&a)
-});
+    napi::undefined(a.env)
+}
 
-export!(pause, |a| {
-    let id = id_of(&a, 0);
-    reactor::with(|r| if a.bool(1) { r.pause(id) } else { r.resume(id) });
-    undef(&a)
-});
+/// Runs a command on the reactor and answers undefined.
+fn command(env: napi::Env, f: impl FnOnce(&mut reactor::Reactor)) -> Value {
+    reactor::with(f);
+    napi::undefined(env)
+}
 
-// inject(id, bytes): bytes handed to socket.push() in HTTP mode are parsed as if they had
-// been read from the connection (node's socket feeds its parser from 'data').
-export!(inject, |a| {
-    let id = id_of(&a, 0);
-    if let Some(b) = a.bytes(1) {
-        reactor::with(|r| r.inject(id, b));
-    }
-    undef(&a)
-});
+pub(super) fn pause(a: x::Pause) -> Value {
+    let Id(id) = a.id;
+    command(a.env, |r| if a.paused { r.pause(id) } else { r.resume(id) })
+}
 
-// decideUpgrade(id, upgrade): server.shouldUpgradeCallback's answer for the Upgrade request
-// dispatched with F_ASK_UPGRADE.
-export!(decide_upgrade, |a| {
-    reactor::with(|r| r.decide_upgrade(id_of(&a, 0), a.bool(1)));
-    undef(&a)
-});
+/// `inject`: node's socket feeds its parser from 'data', so bytes handed to socket.push()
+/// in HTTP mode are parsed as if read from the connection.
+pub(super) fn inject(a: x::Inject) -> Value {
+    command(a.env, |r| r.inject(a.id.0, a.bytes))
+}
 
-// discardBody(id): the request whose body is being read was dumped; drop its pieces.
-export!(discard_body, |a| {
-    reactor::with(|r| r.discard_body(id_of(&a, 0)));
-    undef(&a)
-});
+pub(super) fn decide_upgrade(a: x::DecideUpgrade) -> Value {
+    command(a.env, |r| r.decide_upgrade(a.id.0, a.upgrade))
+}
 
-// handlerThrew(id, at, body): a handler JS ran from its tick queue threw (F_QUEUED): the
-// request's, or (body) a 'data' listener of its body.
-export!(handler_threw, |a| {
-    reactor::with(|r| r.handler_threw(id_of(&a, 0), a.u32(1), a.bool(2)));
-    undef(&a)
-});
+pub(super) fn discard_body(a: x::DiscardBody) -> Value {
+    command(a.env, |r| r.discard_body(a.id.0))
+}
 
-// noteUncaught(): an exception reached node's uncaught path ('uncaughtExceptionMonitor'):
-// ticks a scope's close ran threw (a body's 'data' listener fails the parser then, as node's).
-export!(note_uncaught, |a| {
+pub(super) fn handler_threw(a: x::HandlerThrew) -> Value {
+    command(a.env, |r| r.handler_threw(a.id.0, a.at, a.body))
+}
+
+/// `noteUncaught`: ticks a scope's close ran threw (a body's 'data' listener fails the
+/// parser then, as node's).
+pub(super) fn note_uncaught(a: x::NoteUncaught) -> Value {
     super::sink::note_uncaught();
-    undef(&a)
-});
+    napi::undefined(a.env)
+}
 
-// tap(id, on): raw bytes also go to JS while the app listens for the socket's 'data'.
-export!(tap, |a| {
-    reactor::with(|r| r.set_tap(id_of(&a, 0), a.bool(1)));
-    undef(&a)
-});
+pub(super) fn tap(a: x::Tap) -> Value {
+    command(a.env, |r| r.set_tap(a.id.0, a.on))
+}
 
-// watch(id, on) -> alive: JS holds a socket object; tell it about close/end/timeout.
-export!(watch, |a| {
-    let alive = reactor::with(|r| r.watch(id_of(&a, 0), a.bool(1))).unwrap_or(false);
+pub(super) fn watch(a: x::Watch) -> Value {
+    let alive = reactor::with(|r| r.watch(a.id.0, a.on)).unwrap_or(false);
     napi::boolean(a.env, alive)
-});
+}
 
-// destroy(id, reset, assigned): close now (RST with `reset`, as socket.resetAndDestroy());
-// `assigned`: the seq of the response the socket belongs to in JS, or -1.
-export!(destroy, |a| {
-    let assigned = a.f64(2);
-    let assigned = (assigned >= 0.0).then_some(assigned as u32);
-    reactor::with(|r| r.destroy(id_of(&a, 0), a.bool(1), assigned));
-    undef(&a)
-});
+pub(super) fn destroy(a: x::Destroy) -> Value {
+    let assigned = (a.assigned != f64::from(NO_RESPONSE)).then_some(a.assigned as u32);
+    command(a.env, |r| r.destroy(a.id.0, a.reset, assigned))
+}
 
-// shutdown(id): end() — FIN once the queued output is written; onShutdown follows.
-export!(shutdown, |a| {
-    reactor::with(|r| r.shutdown(id_of(&a, 0)));
-    undef(&a)
-});
+/// `shutdown`: end() — FIN once the queued output is written; onShutdown follows.
+pub(super) fn shutdown(a: x::Shutdown) -> Value {
+    command(a.env, |r| r.shutdown(a.id.0))
+}
 
-export!(set_timeout, |a| {
-    reactor::with(|r| r.set_idle_timeout(id_of(&a, 0), a.f64(1) as u64));
-    undef(&a)
-});
+pub(super) fn set_timeout(a: x::SetTimeout) -> Value {
+    command(a.env, |r| r.set_idle_timeout(a.id.0, a.ms as u64))
+}
 
-export!(set_no_delay, |a| {
-    reactor::with(|r| r.set_no_delay(id_of(&a, 0), a.bool(1)));
-    undef(&a)
-});
+pub(super) fn set_no_delay(a: x::SetNoDelay) -> Value {
+    command(a.env, |r| r.set_no_delay(a.id.0, a.on))
+}
 
-export!(set_keep_alive, |a| {
-    reactor::with(|r| r.set_keep_alive(id_of(&a, 0), a.bool(1), a.u32(2)));
-    undef(&a)
-});
+pub(super) fn set_keep_alive(a: x::SetKeepAlive) -> Value {
+    command(a.env, |r| r.set_keep_alive(a.id.0, a.on, a.delay_secs))
+}
 
-export!(conn_ref, |a| {
-    reactor::with(|r| r.set_conn_ref(id_of(&a, 0), a.bool(1)));
-    undef(&a)
-});
+pub(super) fn conn_ref(a: x::ConnRef) -> Value {
+    command(a.env, |r| r.set_conn_ref(a.id.0, a.on))
+}
 
-// info(id) -> SocketAddresses (contract.rs) | undefined
-export!(info, |a| {
-    let id = id_of(&a, 0);
-    match reactor::with(|r| r.addresses(id)).flatten() {
-        Some((peer, local)) => super::sink::addresses(a.env, local, peer),
-        None => undef(&a),
+pub(super) fn info(a: x::Info) -> Value {
+    match reactor::with(|r| r.addresses(a.id.0)).flatten() {
+        Some((peer, local)) => super::contract::ToJs::to_js(&Addresses { local, peer }, a.env),
+        None => napi::undefined(a.env),
     }
-});
+}
 
-// ioStats(id) -> [bytesRead, bytesWritten, queued] | undefined
-export!(io_stats, |a| {
-    let id = id_of(&a, 0);
-    let v = reactor::with(|r| r.io_stats(id)).flatten();
-    match v {
-        None => undef(&a),
+pub(super) fn io_stats(a: x::IoStats) -> Value {
+    match reactor::with(|r| r.io_stats(a.id.0)).flatten() {
+        None => napi::undefined(a.env),
         Some((rd, wr, q)) => {
             let vals: [Value; 3] = [
                 napi::f64v(a.env, rd as f64),
@@ -199,18 +161,15 @@ export!(io_stats, |a| {
             napi::array(a.env, &vals)
         }
     }
-});
+}
 
-// tlsExportKeyingMaterial(id, length, label, context?) -> Buffer: RFC 5705 keying material of
-// a TLS connection whose handshake is done (node's tlsSocket.exportKeyingMaterial; its
-// argument checks are the JS side's). Throws ERR_FAST_HTTP_TLS otherwise.
-export!(tls_export_keying_material, |a| {
-    let id = id_of(&a, 0);
-    let len = a.f64(1).max(0.0) as usize;
+/// `tlsExportKeyingMaterial`: node's tlsSocket.exportKeyingMaterial (its argument checks
+/// are the JS side's). Throws ERR_FAST_HTTP_TLS when the handshake is not done.
+pub(super) fn tls_export_keying_material(a: x::TlsExportKeyingMaterial) -> Value {
+    let len = a.length.max(0.0) as usize;
     let mut label = Vec::new();
-    a.utf8_into(2, &mut label);
-    let context = a.bytes(3);
-    let out = reactor::with(|r| r.keying_material(id, len, &label, context))
+    a.label.utf8_into(&mut label);
+    let out = reactor::with(|r| r.keying_material(a.id.0, len, &label, a.context))
         .unwrap_or(Err("the connection is closed"));
     match out {
         Ok(bytes) => napi::buffer_copy(a.env, &bytes),
@@ -219,4 +178,4 @@ export!(tls_export_keying_material, |a| {
             std::ptr::null_mut()
         }
     }
-});
+}

@@ -8,7 +8,6 @@
 //! `Writing` whether our side of the connection is still open. Pipelined responses keep
 //! request order in `out` (RFC 9112 §9.3.2).
 
-pub mod head;
 pub mod out;
 #[cfg(test)]
 mod tests;

@@ -5,8 +5,8 @@ pub mod chars;
 mod corpus_tests;
 pub mod date;
 pub mod decode;
-pub mod encode;
 pub mod errors;
 pub mod parse;
+pub mod response;
 #[cfg(test)]
 pub(crate) mod sim;

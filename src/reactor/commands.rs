@@ -6,42 +6,46 @@
 
 use super::state::*;
 use super::{io, server};
-use crate::conn::head::auto_headers;
 use crate::conn::{Pinned, Writing};
+use crate::proto::response::{Auto, Response, R_DATE};
 
-/// How a whole response queued by `Reactor::respond` ends.
+/// A response's life (`Respond`), as JS says it: close the connection once it is written.
+pub const L_CLOSE_AFTER: u32 = 1;
+/// The response waited behind an earlier one: node would write it a tick later, so until the
+/// batch ends a destroy drops it (see `OutQueue::tentative`).
+pub const L_TENTATIVE: u32 = 1 << 1;
+
+/// How a whole response queued by `Reactor::respond` ends (its `L_*` bits).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Respond {
-    /// The response waited behind an earlier one: until the batch ends a destroy drops it
-    /// (`OutQueue::tentative`).
     pub tentative: bool,
-    /// Close the connection once it is written.
     pub close: bool,
 }
 
+impl Respond {
+    pub fn from_bits(life: u32) -> Respond {
+        Respond {
+            tentative: life & L_TENTATIVE != 0,
+            close: life & L_CLOSE_AFTER != 0,
+        }
+    }
+}
+
 impl Reactor {
-    /// Queues a whole response to request `seq`, the bytes `fill` appends (about `size` of
-    /// them), and finishes it. Returns the bytes queued; None when the connection is gone or
-    /// its writing side is shut.
-    pub fn respond(
-        &mut self,
-        id: u64,
-        seq: u32,
-        how: Respond,
-        size: usize,
-        fill: impl FnOnce(&mut Reactor, &mut Vec<u8>),
-    ) -> Option<usize> {
-        let mut out = self.out_buffer(size);
-        self.conn(id)?;
-        fill(self, &mut out);
-        let added = out.len();
+    /// Queues a whole response to request `seq` (its bytes encoded by proto's response
+    /// module, with this server's Date and Keep-Alive lines) and finishes it. Nothing is
+    /// queued when the connection is gone or its writing side is shut: JS hears of that
+    /// from the connection's close, or knew it (it shut the socket).
+    pub fn respond(&mut self, id: u64, seq: u32, how: Respond, res: &Response<'_>, body: &[u8]) {
+        let mut out = self.out_buffer(512 + body.len());
+        self.encode_with(id, res.flags, |auto| res.encode(&mut out, body, auto));
         let Some(c) = self.conn(id) else {
             self.recycle(out);
-            return None;
+            return;
         };
         if c.http.writing == Writing::Shut {
             self.recycle(out);
-            return None;
+            return;
         }
         let q = &mut c.http.out;
         if how.tentative && seq == q.active {
@@ -51,11 +55,10 @@ impl Reactor {
             self.recycle(spare);
         }
         self.response_done(id, seq, how.close);
-        Some(added)
     }
 
     /// A whole response whose large body is offered to the kernel from the caller's memory
-    /// (`write_direct`), then finished. None (nothing done) when it must take `respond`.
+    /// (`write_direct`), then finished. False (nothing done) when it must take `respond`.
     ///
     /// # Safety
     /// As `write_direct`: `body` stays valid and unmoved while what `keep()` returns lives.
@@ -64,30 +67,39 @@ impl Reactor {
         id: u64,
         seq: u32,
         close: bool,
-        parts: (&[u8], &[u8], &[u8]),
+        res: &Response<'_>,
+        body: &[u8],
         keep: impl FnOnce() -> Option<Box<dyn std::any::Any>>,
-    ) -> Option<usize> {
-        let (head, body, tail) = parts;
+    ) -> bool {
+        let mut head = Vec::with_capacity(512);
+        let mut tail = Vec::new();
+        self.encode_with(id, res.flags, |auto| res.head(&mut head, body.len(), auto));
+        res.tail(&mut tail, body.len());
         // SAFETY: the caller's contract.
-        unsafe { self.write_direct(id, seq, head, body, tail, keep) }?;
+        if unsafe { self.write_direct(id, seq, &head, body, &tail, keep) }.is_none() {
+            return false;
+        }
         self.response_done(id, seq, close);
-        Some(head.len() + body.len() + tail.len())
+        true
     }
 
-    /// The headers node:http adds itself to a response of connection `id` (`R_*` flags),
-    /// with the server's Keep-Alive line and the current Date.
-    pub fn put_auto_headers(&mut self, id: u64, out: &mut Vec<u8>, flags: u32, len: usize) {
-        let sid = self.conns.get(id).map(|c| c.server);
-        if flags & crate::conn::head::R_DATE != 0 {
+    /// Runs `encode` with what the server adds to a head of connection `id`: its Keep-Alive
+    /// line and the current Date (borrowed, not copied: this runs for every response).
+    fn encode_with(&mut self, id: u64, flags: u32, encode: impl FnOnce(&Auto<'_>)) {
+        if flags & R_DATE != 0 {
             self.refresh_date();
         }
-        // Borrowed, not copied: this runs for every response.
-        let ka = sid
+        let sid = self.conns.get(id).map(|c| c.server);
+        let keep_alive = sid
             .and_then(|sid| self.servers.get(sid as usize))
             .and_then(|s| s.as_ref())
             .map(|s| s.cfg.ka_line.as_slice())
             .unwrap_or(b"");
-        auto_headers(out, flags, len, self.date.current(), ka);
+        encode(&Auto {
+            date: self.date.current(),
+            keep_alive,
+            status_lines: &self.status_lines,
+        });
     }
 
     /// Appends what `fill` writes to the active response of connection `id` (its bytes in

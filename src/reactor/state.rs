@@ -241,12 +241,6 @@ impl Reactor {
         }
     }
 
-    pub fn status_line(&self, code: u16) -> Option<&[u8]> {
-        self.status_lines
-            .get(code as usize)
-            .and_then(|s| s.as_deref())
-    }
-
     pub(super) fn add_ref(&mut self, delta: isize) {
         self.refs = (self.refs as isize + delta).max(0) as usize;
         let want = self.refs > 0;
