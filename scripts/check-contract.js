@@ -53,8 +53,14 @@ function render(b) {
   out.push('  readonly flags: Flags;', '  readonly constants: Constants;',
     '  readonly defaults: Defaults;', '  readonly clientErrorStatus: ClientErrorStatus;',
     '  readonly callbacks: readonly string[];', '  readonly contract: unknown;', '}', '');
-  out.push('/** What the addon calls for native events (`init`). */', 'export interface Callbacks {');
+  out.push('/** The handlers of the addon\'s events and callbacks (lib/http/native-events.js). */',
+    'export interface Callbacks {');
   for (const [name, args, ret] of c.callbacks) out.push(`  ${name}(${sig(args)}): ${ret};`);
+  out.push('}', '', '/** What `init` registers: the events\' batch entry and the direct callbacks. */',
+    'export interface Registered {', '  onEvents(...values: unknown[]): void;');
+  for (const [name, args, ret, isEvent] of c.callbacks) {
+    if (!isEvent) out.push(`  ${name}(${sig(args)}): ${ret};`);
+  }
   out.push('}', '', 'export interface Flags {', ...readonly(b.flags, () => 'number'), '}', '');
   out.push('/** Named values in place of sentinel numbers. */', 'export interface Constants {',
     ...readonly(c.constants, (v) => String(v)), '}', '');
@@ -66,7 +72,8 @@ function render(b) {
     'export const defaults: Defaults;',
     'export const clientErrorResponses: { readonly [code: string]: string };',
     'export const badRequestResponse: string;', 'export const servers: any[];',
-    'export const sockets: Map<number, any>;', 'export function init(handlers: Callbacks): void;',
+    'export const sockets: Map<number, any>;', 'export const events: Float64Array;',
+    'export function init(handlers: Callbacks, waiting: () => boolean): void;',
     '');
   return out.join('\n');
 }

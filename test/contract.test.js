@@ -57,15 +57,53 @@ test('an object argument refuses a misspelt, missing or mistyped field', { timeo
 
 test('sentinel values are named constants from the addon', { timeout: 10000 }, () => {
   assert.deepStrictEqual(Object.keys(constants).sort(),
-    ['ALPN_NONE', 'ALPN_NOT_ASKED', 'NO_RESPONSE', 'SNI_FAILED', 'SNI_SERVER_CONTEXT']);
+    ['ALPN_NONE', 'ALPN_NOT_ASKED', 'EVENTS_COUNT', 'EVENTS_GROUP', 'EVENTS_START',
+      'NO_RESPONSE', 'SNI_FAILED', 'SNI_SERVER_CONTEXT']);
   assert.deepStrictEqual(binding.contract.constants, { ...constants });
 });
 
-test('init refuses a callbacks object without one of the declared callbacks',
+test('init refuses a callbacks object without the events entry or a direct callback',
   { timeout: 10000 }, () => {
-    typeError(() => binding.init({}, [], []), /callbacks\.onRequest must be a function/);
-    typeError(() => binding.init(null, [], []), /argument 'callbacks'/);
+    const events = new Float64Array(8);
+    typeError(() => binding.init({}, [], [], events), /callbacks\.onEvents must be a function/);
+    typeError(() => binding.init({ onEvents() {} }, [], [], events),
+      /callbacks\.onSecure must be a function/);
+    typeError(() => binding.init(null, [], [], events), /argument 'callbacks'/);
+    const registered = { onEvents() {} };
+    for (const [name, , , isEvent] of binding.contract.callbacks) {
+      if (!isEvent) registered[name] = () => {};
+    }
+    typeError(() => binding.init(registered, [], [], new Float32Array(8)),
+      /argument 'events' must be Float64Array/);
   });
+
+test('the events decoder reads each event as the addon declares it', { timeout: 10000 }, () => {
+  const { makeOnEvents } = require('../lib/internal/events');
+  const callbacks = binding.contract.callbacks;
+  const kind = (name) => callbacks.findIndex(([n]) => n === name);
+  const seen = [];
+  const handlers = {};
+  for (const [name, , , isEvent] of callbacks) {
+    if (isEvent) handlers[name] = function (...args) { seen.push([name, this, ...args]); };
+  }
+  const shared = new Float64Array(64);
+  const slots = { count: constants.EVENTS_COUNT, start: constants.EVENTS_START };
+  const onEvents = makeOnEvents(callbacks, handlers, shared, slots, () => true);
+  // Two events: a request (numbers: sid id seq method flags headEnd; values: url, head,
+  // body) and a close (id, errno).
+  shared.set([7, 2,
+    kind('onRequest'), 1, 42, 0, 3, 0x10, 99,
+    kind('onClose'), 42, -104], 0);
+  const resource = {};
+  onEvents.call(resource, '/a', 'Host: x\r\n', undefined);
+  assert.deepStrictEqual(seen, [
+    ['onRequest', resource, 1, 42, 0, 3, '/a', 'Host: x\r\n', 0x10, undefined, 99],
+    ['onClose', resource, 42, -104],
+  ]);
+  assert.strictEqual(shared[constants.EVENTS_COUNT], 1, 'JS says events wait');
+  assert.throws(() => makeOnEvents(callbacks, {}, shared, slots, () => false),
+    /no handler for the addon's 'onRequest' events/);
+});
 
 test('the constants JS uses come from the addon', { timeout: 10000 }, () => {
   for (const k of ['VERSION_MAJOR_SHIFT', 'VERSION_MINOR_SHIFT', 'VERSION_DIGIT_MASK']) {

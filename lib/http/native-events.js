@@ -1,11 +1,15 @@
 'use strict';
-// The addon's callbacks (init() registers them): each finds the server, socket or request an
-// event concerns and hands it to node's server logic (server-logic.js) or to the upgrade
-// hand-off (upgrade-handoff.js); the socket's own events go to the socket facade.
+// The addon's events and callbacks (init() registers them): each finds the server, socket or
+// request an event concerns and hands it to node's server logic (server-logic.js) or to the
+// upgrade hand-off (upgrade-handoff.js); the socket's own events go to the socket facade.
+// This file is also the one place that decides what runs now and what runs from the tick
+// queue (`deliver`).
 const { nextTick } = require('../internal/scheduling');
-const { F_UPGRADE, F_QUEUED } = require('../internal/native').flags;
-const { binding, servers, sockets, init } = require('../internal/native');
-const { SNI_SERVER_CONTEXT, ALPN_NOT_ASKED } = require('../internal/native').constants;
+const { F_UPGRADE, F_ASK_UPGRADE } = require('../internal/native').flags;
+const { binding, servers, sockets, events, init } = require('../internal/native');
+const {
+  SNI_SERVER_CONTEXT, ALPN_NOT_ASKED, EVENTS_GROUP,
+} = require('../internal/native').constants;
 const { executionAsyncId, triggerAsyncId } = require('node:async_hooks');
 const tickQueue = require('./tick-queue');
 const { MODE_HTTP, onClosePhase } = require('./socket');
@@ -23,7 +27,7 @@ const {
 
 /** @type {import('../internal/native').Callbacks['onConnection']} */
 function onConnection(sid, id) {
-  deliver(true, emitConnection, id, this, sid, id);
+  deliver(true, emitConnection, id, this, NO_POSITION, sid, id);
 }
 
 function emitConnection(sid, id) {
@@ -36,8 +40,13 @@ function emitConnection(sid, id) {
 
 /** @type {import('../internal/native').Callbacks['onRequest']} */
 function onRequest(sid, id, seq, method, url, headerBlock, flags, body, headEnd) {
-  deliver((flags & F_QUEUED) !== 0, dispatchRequest, id, this, sid, id, seq, method, url,
-    headerBlock, flags, body, headEnd);
+  // An upgrade runs now: the connection's next bytes wait for its answer. A throwing
+  // shouldUpgradeCallback (F_ASK_UPGRADE) fails nothing: node's request stays an upgrade
+  // that the connection's next bytes complete.
+  const upgrade = (flags & (F_UPGRADE | F_ASK_UPGRADE)) !== 0;
+  deliver(!upgrade, dispatchRequest, id, this,
+    (flags & F_ASK_UPGRADE) !== 0 ? NO_POSITION : headEnd,
+    sid, id, seq, method, url, headerBlock, flags, body);
 }
 
 function dispatchRequest(sid, id, seq, method, url, headerBlock, flags, body) {
@@ -62,7 +71,7 @@ function dispatchRequest(sid, id, seq, method, url, headerBlock, flags, body) {
 
 /** @type {import('../internal/native').Callbacks['onUpgrade']} */
 function onUpgrade(id, seq, head) {
-  deliver(false, upgrade, id, this, id, seq, head);
+  deliver(false, upgrade, id, this, NO_POSITION, id, seq, head);
 }
 
 function upgrade(id, seq, head) {
@@ -73,11 +82,11 @@ function upgrade(id, seq, head) {
 }
 
 /**
- * A piece of a body: its 'data' listeners run from the tick queue when `queue` allows.
+ * A piece of a body: its 'data' listeners run from the tick queue when they may.
  * @type {import('../internal/native').Callbacks['onBody']}
  */
-function onBody(id, seq, chunk, at, queue) {
-  deliver(queue, body, id, this, id, seq, chunk, at);
+function onBody(id, seq, chunk, at) {
+  deliver(true, body, id, this, at, id, seq, chunk);
 }
 
 function body(id, seq, chunk) {
@@ -96,7 +105,7 @@ function body(id, seq, chunk) {
 
 /** @type {import('../internal/native').Callbacks['onBodyEnd']} */
 function onBodyEnd(id, seq, trailers) {
-  deliver(false, bodyEnd, id, this, id, seq, trailers);
+  deliver(false, bodyEnd, id, this, NO_POSITION, id, seq, trailers);
 }
 
 function bodyEnd(id, seq, trailers) {
@@ -159,7 +168,7 @@ function onReset(sid, id, errno) {
  * @type {import('../internal/native').Callbacks['onTimeout']}
  */
 function onTimeout(id, sid) {
-  deliver(true, emitTimeout, id, this, id, sid);
+  deliver(true, emitTimeout, id, this, NO_POSITION, id, sid);
 }
 
 function emitTimeout(id, sid) {
@@ -174,11 +183,12 @@ function emitTimeout(id, sid) {
 }
 
 /**
- * A parse error or a request timeout, from the tick queue when `queue` allows.
+ * A parse error or a request timeout, from the tick queue when it may.
  * @type {import('../internal/native').Callbacks['onClientError']}
  */
-function onClientError(sid, id, code, reason, rawPacket, bytesParsed, queue) {
-  deliver(queue, emitClientError, id, this, sid, id, code, reason, rawPacket, bytesParsed);
+function onClientError(sid, id, code, reason, rawPacket, bytesParsed) {
+  deliver(true, emitClientError, id, this, NO_POSITION, sid, id, code, reason, rawPacket,
+    bytesParsed);
 }
 
 function emitClientError(sid, id, code, reason, rawPacket, bytesParsed) {
@@ -189,7 +199,7 @@ function emitClientError(sid, id, code, reason, rawPacket, bytesParsed) {
 
 /** @type {import('../internal/native').Callbacks['onData']} */
 function onData(id, chunk) {
-  deliver(false, data, id, this, id, chunk);
+  deliver(false, data, id, this, NO_POSITION, id, chunk);
 }
 
 function data(id, chunk) {
@@ -237,6 +247,7 @@ function onInternalError(sid, message) {
  * @type {import('../internal/native').Callbacks['onSecure']}
  */
 function onSecure(sid, id, session) {
+  ranNow();
   const server = servers[sid];
   if (server === undefined) return;
   const socket = socketFor(server, id);
@@ -253,6 +264,7 @@ function onSecure(sid, id, session) {
  * @type {import('../internal/native').Callbacks['onTlsClientError']}
  */
 function onTlsClientError(sid, id, code, message) {
+  ranNow();
   const server = servers[sid];
   if (server === undefined || server.listenerCount('tlsClientError') === 0) return;
   const err = codedError(message, code);
@@ -267,6 +279,7 @@ function onTlsClientError(sid, id, code, message) {
  * @type {import('../internal/native').Callbacks['onKeylog']}
  */
 function onKeylog(sid, id, line) {
+  ranNow();
   const server = servers[sid];
   if (server === undefined) return;
   const socket = socketFor(server, id);
@@ -282,6 +295,7 @@ function onKeylog(sid, id, line) {
  * @type {import('../internal/native').Callbacks['onSniRequest']}
  */
 function onSniRequest(sid, id, servername, protocols) {
+  ranNow();
   const server = servers[sid];
   if (server === undefined) return;
   if (typeof server[kSniRequest] === 'function') {
@@ -291,31 +305,52 @@ function onSniRequest(sid, id, servername, protocols) {
   }
 }
 
+/** An event whose handler's throw does not fail the connection's parser. */
+const NO_POSITION = -1;
+
+/** The last group (the addon's number for a run of calls between ticks) JS ran a handler in. */
+let ranIn = -1;
+
+/** A handler runs now in the current group (a direct callback's too). */
+function ranNow() {
+  ranIn = events[EVENTS_GROUP];
+}
+
 /**
- * Runs `fn` for connection `id` now, or from the tick queue (lib/http/tick-queue.js) when the
- * addon says it may wait there (`queue`, F_QUEUED) or when events of the read already wait
- * (the order the addon gave them in holds). `resource`: the connection's async resource, the
- * `this` of the addon's callbacks.
+ * The one place that decides what runs now and what from the tick queue. A handler runs from
+ * the tick queue (lib/http/tick-queue.js), where a throw keeps node's source excerpt, when it
+ * may (`queueable`) and nothing ran now in its group: once something ran now, ticks it queued
+ * would run first, where node calls the handler before them. What follows events that wait
+ * there waits too, in the order the addon gave. `resource`: the connection's async resource,
+ * the `this` of the addon's calls. `position`: where the event ended in the bytes the addon
+ * parsed, when a throw of its handler fails the connection's parser as node's parser
+ * callbacks do (the addon stops there); NO_POSITION else.
  */
-function deliver(queue, fn, id, resource, a, b, c, d, e, f, g, h, i) {
-  if (!queue && !tickQueue.waiting()) {
-    fn(a, b, c, d, e, f, g, h, i);
+function deliver(queueable, fn, id, resource, position, a, b, c, d, e, f, g, h, i) {
+  if ((!queueable || ranIn === events[EVENTS_GROUP]) && !tickQueue.waiting()) {
+    ranNow();
+    let done = false;
+    try {
+      fn(a, b, c, d, e, f, g, h, i);
+      done = true;
+    } finally {
+      if (!done) handlerThrew(fn, id, position);
+    }
     return;
   }
   // A plain object when newResource threw: the queue runs its events without a scope.
   if (resource[kAdopted] === false) adoptIds(resource);
-  tickQueue.enqueue(fn, id, resource, a, b, c, d, e, f, g, h, i);
+  tickQueue.enqueue(fn, id, resource, position, a, b, c, d, e, f, g, h, i);
 }
 
 /**
- * A queued event's listener threw. A request's handler or a body's 'data' listener: node's
- * parser callback failed, so llhttp fails the connection's later reads and never reaches
- * what followed in this one (returns true: the rest of the connection's events go).
+ * A handler threw. A request's handler or a body's 'data' listener: node's parser callback
+ * failed, so llhttp fails the connection's later reads and never reaches what followed in
+ * this one (returns true: the rest of the connection's queued events go).
  */
-function onQueuedThrow(fn, id, args) {
-  if (fn === dispatchRequest) binding.handlerThrew(id, args[8], false);
-  else if (fn === body) binding.handlerThrew(id, args[3], true);
-  else return false;
+function handlerThrew(fn, id, position) {
+  if (position === NO_POSITION) return false;
+  binding.handlerThrew(id, position, fn === body);
   return true;
 }
 
@@ -368,7 +403,7 @@ function onServerDrained(sid) {
   if (server !== undefined) server._onDrained();
 }
 
-tickQueue.setup(onQueuedThrow);
+tickQueue.setup(handlerThrew);
 // A throw from ticks the addon's scope ran (a body's 'data' listener) fails the connection's
 // parser, as node's on_body callback fails: the addon hears of it from here.
 process.on('uncaughtExceptionMonitor', noteUncaught);
@@ -382,6 +417,6 @@ init({
   onDrop,
   onData, onEnd, onServerDrained, onShutdown, onInternalError, onUpgrade, onSecure,
   onTlsClientError, onKeylog, onSniRequest, newResource, onClosePhase,
-});
+}, tickQueue.waiting);
 
 module.exports = { onConnection: emitConnection, onDrop };

@@ -1,5 +1,5 @@
 'use strict';
-// Events the addon hands over to run from the tick queue: a request (F_QUEUED), a body piece,
+// Events JS runs from the tick queue (lib/http/native-events.js decides): a request, a body piece,
 // a parse error or timeout ('clientError'), a socket timeout, a 'connection', and whatever of
 // the same connection follows them before the addon's next boundary. node emits these from
 // its own callbacks, where a listener's throw reaches V8's message listener with the throw's
@@ -13,12 +13,13 @@
 // executionAsyncResource() see what they see there. One tick per read, not per event.
 
 const { nextTick } = require('../internal/scheduling');
-const STRIDE = 12;
+const STRIDE = 13;
 
 /**
- * [fn, connection id, async resource, 9 arguments] per event, from `head` (the next one) to
- * `tail`. The array is kept and its slots reused: a new one per read was +250 B of heap per
- * request.
+ * [fn, connection id, async resource, position, 9 arguments] per event, from `head` (the next
+ * one) to `tail`; `position`: where the event ended in the bytes the addon parsed, when a
+ * throw of its handler fails the connection's parser (else -1). The array is kept and its
+ * slots reused: a new one per read was +250 B of heap per request.
  */
 const queue = [];
 let head = 0;
@@ -26,7 +27,7 @@ let tail = 0;
 let scheduled = false;
 /** runQueued is on the stack: it takes what is queued meanwhile itself. */
 let running = false;
-/** What a queued event's throw does: (fn, connection id, its arguments) => drop the rest. */
+/** What a queued event's throw does: (fn, connection id, position) => drop the rest. */
 let onThrow = null;
 
 function setup(throwHandler) {
@@ -38,21 +39,22 @@ function waiting() {
   return head < tail;
 }
 
-function enqueue(fn, id, resource, a, b, c, d, e, f, g, h, i) {
-  if (tail === queue.length) queue.push(fn, id, resource, a, b, c, d, e, f, g, h, i);
+function enqueue(fn, id, resource, at, a, b, c, d, e, f, g, h, i) {
+  if (tail === queue.length) queue.push(fn, id, resource, at, a, b, c, d, e, f, g, h, i);
   else {
     queue[tail] = fn;
     queue[tail + 1] = id;
     queue[tail + 2] = resource;
-    queue[tail + 3] = a;
-    queue[tail + 4] = b;
-    queue[tail + 5] = c;
-    queue[tail + 6] = d;
-    queue[tail + 7] = e;
-    queue[tail + 8] = f;
-    queue[tail + 9] = g;
-    queue[tail + 10] = h;
-    queue[tail + 11] = i;
+    queue[tail + 3] = at;
+    queue[tail + 4] = a;
+    queue[tail + 5] = b;
+    queue[tail + 6] = c;
+    queue[tail + 7] = d;
+    queue[tail + 8] = e;
+    queue[tail + 9] = f;
+    queue[tail + 10] = g;
+    queue[tail + 11] = h;
+    queue[tail + 12] = i;
   }
   tail += STRIDE;
   if (running) return;
@@ -95,15 +97,16 @@ function runOne() {
   const at = head;
   head += STRIDE;
   const fn = queue[at];
-  const a = queue[at + 3];
-  const b = queue[at + 4];
-  const c = queue[at + 5];
-  const d = queue[at + 6];
-  const e = queue[at + 7];
-  const f = queue[at + 8];
-  const g = queue[at + 9];
-  const h = queue[at + 10];
-  const i = queue[at + 11];
+  const position = queue[at + 3];
+  const a = queue[at + 4];
+  const b = queue[at + 5];
+  const c = queue[at + 6];
+  const d = queue[at + 7];
+  const e = queue[at + 8];
+  const f = queue[at + 9];
+  const g = queue[at + 10];
+  const h = queue[at + 11];
+  const i = queue[at + 12];
   // What ran is not kept alive by its slot (a body until the next read).
   for (let k = at + 2; k < at + STRIDE; k++) queue[k] = undefined;
   let done = false;
@@ -111,14 +114,14 @@ function runOne() {
     fn(a, b, c, d, e, f, g, h, i);
     done = true;
   } finally {
-    if (!done) afterThrow(fn, queue[at + 1], [a, b, c, d, e, f, g, h, i]);
+    if (!done) afterThrow(fn, queue[at + 1], position);
   }
 }
 
-function afterThrow(fn, id, args) {
+function afterThrow(fn, id, position) {
   running = false;
   current = null;
-  if (onThrow(fn, id, args)) dropConnection(id);
+  if (onThrow(fn, id, position)) dropConnection(id);
   if (head < tail) {
     if (!scheduled) {
       scheduled = true;

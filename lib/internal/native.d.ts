@@ -40,7 +40,7 @@ export interface TlsSpec {
 
 /** The addon: its functions (arguments checked on every call) and constants. */
 export interface Binding {
-  init(callbacks: Callbacks, methods: Array<string>, statusCodes: Array<[number, string]>): void;
+  init(callbacks: Registered, methods: Array<string>, statusCodes: Array<[number, string]>, events: Float64Array): void;
   serverCreate(sameAsLast: boolean): number;
   tlsContextCreate(spec: TlsSpec): number;
   tlsDecodePfx(pfx: Uint8Array, passphrase: string | undefined | null): Buffer[] | undefined;
@@ -94,16 +94,16 @@ export interface Binding {
   readonly contract: unknown;
 }
 
-/** What the addon calls for native events (`init`). */
+/** The handlers of the addon's events and callbacks (lib/http/native-events.js). */
 export interface Callbacks {
   onRequest(sid: number, id: number, seq: number, method: number, url: string, headerBlock: string, flags: number, body: Buffer | undefined, headEnd: number): void;
-  onBody(id: number, seq: number, chunk: Buffer, at: number, queue: boolean): void;
+  onBody(id: number, seq: number, chunk: Buffer, at: number): void;
   onBodyEnd(id: number, seq: number, trailerBlock: string | undefined): void;
   onDrain(id: number): void;
   onClose(id: number, errno: number): void;
   onReset(sid: number, id: number, errno: number): void;
   onTimeout(id: number, sid: number): void;
-  onClientError(sid: number, id: number, code: string, reason: string, rawPacket: Buffer | undefined, bytesParsed: number, queue: boolean): void;
+  onClientError(sid: number, id: number, code: string, reason: string, rawPacket: Buffer | undefined, bytesParsed: number): void;
   onConnection(sid: number, id: number): void;
   onDrop(sid: number, addresses: SocketAddresses): void;
   onData(id: number, chunk: Buffer): void;
@@ -112,6 +112,17 @@ export interface Callbacks {
   onShutdown(id: number): void;
   onInternalError(sid: number, message: string): void;
   onUpgrade(id: number, seq: number, head: Buffer | undefined): void;
+  onSecure(sid: number, id: number, session: TlsSession): void;
+  onTlsClientError(sid: number, id: number, code: string, message: string): void;
+  onKeylog(sid: number, id: number, line: Buffer): void;
+  onSniRequest(sid: number, id: number, servername: string, protocols: Buffer): void;
+  newResource(sid: number, id: number): object;
+  onClosePhase(token: number): void;
+}
+
+/** What `init` registers: the events' batch entry and the direct callbacks. */
+export interface Registered {
+  onEvents(...values: unknown[]): void;
   onSecure(sid: number, id: number, session: TlsSession): void;
   onTlsClientError(sid: number, id: number, code: string, message: string): void;
   onKeylog(sid: number, id: number, line: Buffer): void;
@@ -137,7 +148,6 @@ export interface Flags {
   readonly F_INVALID_TE: number;
   readonly F_ASK_UPGRADE: number;
   readonly F_UPGRADE_BODY: number;
-  readonly F_QUEUED: number;
   readonly ID_INDEX_MASK: number;
   readonly VERSION_MAJOR_SHIFT: number;
   readonly VERSION_MINOR_SHIFT: number;
@@ -178,6 +188,9 @@ export interface Constants {
   readonly ALPN_NOT_ASKED: -1;
   readonly ALPN_NONE: -2;
   readonly NO_RESPONSE: -1;
+  readonly EVENTS_GROUP: 0;
+  readonly EVENTS_COUNT: 1;
+  readonly EVENTS_START: 2;
 }
 
 export interface Defaults {
@@ -207,4 +220,5 @@ export const clientErrorResponses: { readonly [code: string]: string };
 export const badRequestResponse: string;
 export const servers: any[];
 export const sockets: Map<number, any>;
-export function init(handlers: Callbacks): void;
+export const events: Float64Array;
+export function init(handlers: Callbacks, waiting: () => boolean): void;

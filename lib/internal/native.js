@@ -14,7 +14,7 @@
 // The native boundary of lib/, in one file: the addon, the flag values it defines (F_* request
 // facts, R_* how to write a response, S_* server settings: src/binding/flags.rs), the server
 // defaults and client-error statuses it declares, the JS objects it refers to by id, and its
-// one-time init. What crosses is declared once, in the addon (src/binding/contract.rs,
+// one-time init. What crosses is declared once, in the addon (src/binding/crossings.rs,
 // `binding.contract`); lib/internal/native.d.ts is generated from it (scripts/check-contract.js
 // --write) and lib/ is type-checked against it.
 const fs = require('node:fs');
@@ -22,6 +22,7 @@ const path = require('node:path');
 const { PACKAGE, binaryName, packageName, triple } = require('./binary-name');
 const { METHODS, STATUS_CODES } = require('./node-internals');
 const { SocketTable } = require('./socket-table');
+const { makeOnEvents } = require('./events');
 
 const root = path.join(__dirname, '..', '..');
 const checkout = fs.existsSync(path.join(root, '.git'));
@@ -167,15 +168,31 @@ const sockets = new SocketTable(flags.ID_INDEX_MASK);
 let initialized = false;
 
 /**
- * Gives the addon the JS callbacks it calls for native events (once per thread); the addon
- * throws when one of `binding.contract.callbacks` is not a function of `handlers`.
+ * The array batches of events share with the addon (lib/internal/events.js): 32 KiB, some
+ * 500 requests per call.
  */
-function init(handlers) {
+const events = new Float64Array(4096);
+
+/**
+ * Gives the addon the JS handlers of its events and callbacks (once per thread): the events
+ * through one `onEvents` function made from the addon's declarations, the direct callbacks
+ * as they are. Throws when one of `binding.contract.callbacks` has no handler.
+ */
+function init(handlers, waiting) {
   if (initialized) return;
   initialized = true;
   const codes = [];
   for (const code of Object.keys(STATUS_CODES)) codes.push([Number(code), STATUS_CODES[code]]);
-  binding.init(handlers, METHODS, codes);
+  const slots = {
+    count: constants.EVENTS_COUNT, start: constants.EVENTS_START,
+  };
+  const registered = {
+    onEvents: makeOnEvents(binding.contract.callbacks, handlers, events, slots, waiting),
+  };
+  for (const [name, , , isEvent] of binding.contract.callbacks) {
+    if (!isEvent) registered[name] = handlers[name];
+  }
+  binding.init(registered, METHODS, codes, events);
   // node:http writes an ended response at once, so it reaches the client even when the
   // process exits right after: write what is queued before this one exits.
   process.on('exit', () => binding.flushAll());
@@ -183,5 +200,5 @@ function init(handlers) {
 
 module.exports = {
   binding, flags, constants, defaults, clientErrorResponses, badRequestResponse, servers,
-  sockets, init,
+  sockets, events, init,
 };

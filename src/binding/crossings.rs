@@ -4,7 +4,9 @@
 //! reads and builds them and the description `scripts/check-contract.js` renders as
 //! `lib/internal/native.d.ts`.
 
-use super::contract::values::{Bytes, Chunk, Id, JsObject, JsStr, Latin1, OrFalse, Text};
+use super::contract::values::{
+    Bytes, Chunk, Id, JsObject, JsStr, Latin1, OrFalse, SharedF64, Text,
+};
 use super::contract::{
     callbacks, constants, exports, js_object, js_record, NamedType, Returns, ToJs,
 };
@@ -14,9 +16,12 @@ use std::net::SocketAddr;
 
 exports! {
     /// Registers the callbacks, the request methods (by parser index) and node's status
-    /// lines ([code, reason] pairs); starts the reactor on this thread.
-    fn init(Init { callbacks: Callbacks, methods: Vec<Latin1>, status_codes: Vec<(u32, Latin1)> })
-        -> "void" => super::init;
+    /// lines ([code, reason] pairs), and the array batches of events share with JS
+    /// (lib/internal/events.js); starts the reactor on this thread.
+    fn init(Init {
+        callbacks: Registered, methods: Vec<Latin1>, status_codes: Vec<(u32, Latin1)>,
+        events: SharedF64
+    }) -> "void" => super::init;
     /// A server; with `same_as_last` it starts with the settings of the last `server_config`
     /// (JS has checked they are the ones it wants).
     fn server_create(ServerCreate { same_as_last: bool }) -> "number" => server::create;
@@ -215,53 +220,56 @@ impl Returns for AsyncResource {
 }
 
 callbacks! {
-    /// A request head; F_QUEUED in `flags`: JS runs it from its tick queue.
-    Request<'a> => on_request {
+    /// A request head.
+    event Request<'a> => on_request {
         sid: u32, id: Id, seq: u32, method: u32, url: Text<'a>, header_block: Text<'a>,
         flags: u32, body: Option<&'a [u8]>, head_end: u32
     } -> ();
-    /// A piece of a body, ending at `at` in the bytes being parsed; with `queue` JS queues it.
-    Body<'a> => on_body { id: Id, seq: u32, chunk: &'a [u8], at: u32, queue: bool } -> ();
-    BodyEnd<'a> => on_body_end { id: Id, seq: u32, trailer_block: Option<Text<'a>> } -> ();
-    Drain => on_drain { id: Id } -> ();
-    Close => on_close { id: Id, errno: i32 } -> ();
+    /// A piece of a body, ending at `at` in the bytes being parsed.
+    event Body<'a> => on_body { id: Id, seq: u32, chunk: &'a [u8], at: u32 } -> ();
+    event BodyEnd<'a> => on_body_end { id: Id, seq: u32, trailer_block: Option<Text<'a>> }
+        -> ();
+    event Drain => on_drain { id: Id } -> ();
+    event Close => on_close { id: Id, errno: i32 } -> ();
     /// A connection JS never saw failed.
-    Reset => on_reset { sid: u32, id: Id, errno: i32 } -> ();
-    Timeout => on_timeout { id: Id, sid: u32 } -> ();
-    /// A parse error or a request timeout ('clientError'); with `queue` JS queues it.
-    ClientError<'a> => on_client_error {
+    event Reset => on_reset { sid: u32, id: Id, errno: i32 } -> ();
+    event Timeout => on_timeout { id: Id, sid: u32 } -> ();
+    /// A parse error or a request timeout ('clientError').
+    event ClientError<'a> => on_client_error {
         sid: u32, id: Id, code: &'a str, reason: &'a str, raw_packet: Option<&'a [u8]>,
-        bytes_parsed: u32, queue: bool
+        bytes_parsed: u32
     } -> ();
-    Connection => on_connection { sid: u32, id: Id } -> ();
+    event Connection => on_connection { sid: u32, id: Id } -> ();
     /// A connection closed at accept: the server is at maxConnections.
-    Dropped => on_drop { sid: u32, addresses: Addresses } -> ();
+    event Dropped => on_drop { sid: u32, addresses: Addresses } -> ();
     /// Bytes of an upgraded connection, or tapped HTTP bytes.
-    Data<'a> => on_data { id: Id, chunk: &'a [u8] } -> ();
+    event Data<'a> => on_data { id: Id, chunk: &'a [u8] } -> ();
     /// The peer ended its side.
-    End => on_end { id: Id } -> ();
+    event End => on_end { id: Id } -> ();
     /// A closed server's last connection is gone.
-    ServerDrained => on_server_drained { sid: u32 } -> ();
+    event ServerDrained => on_server_drained { sid: u32 } -> ();
     /// FIN went out after socket.end().
-    Shutdown => on_shutdown { id: Id } -> ();
+    event Shutdown => on_shutdown { id: Id } -> ();
     /// fast-http panicked serving `sid` (-1: unknown).
-    InternalError<'a> => on_internal_error { sid: i32, message: &'a str } -> ();
+    event InternalError<'a> => on_internal_error { sid: i32, message: &'a str } -> ();
     /// An Upgrade request whose body went through it upgrades; `head`: what followed it.
-    Upgrade<'a> => on_upgrade { id: Id, seq: u32, head: Option<&'a [u8]> } -> ();
+    event Upgrade<'a> => on_upgrade { id: Id, seq: u32, head: Option<&'a [u8]> } -> ();
     /// The TLS handshake completed.
-    Secure<'a> => on_secure { sid: u32, id: Id, session: TlsSession<'a> } -> ();
+    direct Secure<'a> => on_secure { sid: u32, id: Id, session: TlsSession<'a> } -> ();
     /// A TLS connection failed before its handshake did.
-    TlsClientError<'a> => on_tls_client_error { sid: u32, id: Id, code: &'a str, message: &'a str }
-        -> ();
+    direct TlsClientError<'a> => on_tls_client_error {
+        sid: u32, id: Id, code: &'a str, message: &'a str
+    } -> ();
     /// One NSS key-log line of a TLS handshake.
-    Keylog<'a> => on_keylog { sid: u32, id: Id, line: &'a [u8] } -> ();
+    direct Keylog<'a> => on_keylog { sid: u32, id: Id, line: &'a [u8] } -> ();
     /// The handshake waits for the SNICallback / ALPNCallback (`protocols` as on the wire).
-    SniRequest<'a> => on_sni_request { sid: u32, id: Id, servername: &'a str, protocols: &'a [u8] }
-        -> ();
+    direct SniRequest<'a> => on_sni_request {
+        sid: u32, id: Id, servername: &'a str, protocols: &'a [u8]
+    } -> ();
     /// A new connection's async resource (`sid` -1 when its server is gone).
-    NewResource => new_resource { sid: f64, id: Id } -> AsyncResource;
+    direct NewResource => new_resource { sid: f64, id: Id } -> AsyncResource;
     /// The close callback `close_phase(token)` armed.
-    ClosePhase => on_close_phase { token: f64 } -> ();
+    direct ClosePhase => on_close_phase { token: f64 } -> ();
 }
 
 /// The object arguments, for the TypeScript declarations.
@@ -301,35 +309,59 @@ constants! {
     ALPN_NONE = -2;
     /// destroy: the socket belongs to no response.
     NO_RESPONSE = -1;
+    /// The events array: where the addon writes its group number (a new one wherever JS
+    /// ran its ticks since the last call: lib/http/native-events.js's queue policy).
+    EVENTS_GROUP = 0;
+    /// The events array: how many events a call carries; JS writes back whether it holds
+    /// events in its tick queue.
+    EVENTS_COUNT = 1;
+    /// The events array: where the first event starts (its kind, then its numbers).
+    EVENTS_START = 2;
 }
 
-/// `Callbacks` (init's first argument): a function per declared callback, held by reference.
-pub struct Callbacks(pub Vec<::napi::sys::napi_ref>);
+/// What `init` registers: the function events are handed to in batches (`onEvents`, which
+/// lib/internal/events.js makes from the event handlers) and each direct callback, held by
+/// reference (None at an event's place).
+pub struct Registered {
+    pub on_events: ::napi::sys::napi_ref,
+    pub direct: Vec<Option<::napi::sys::napi_ref>>,
+}
 
-impl super::contract::FromJs for Callbacks {
+impl super::contract::FromJs for Registered {
     fn ts() -> String {
-        "Callbacks".into()
+        "Registered".into()
     }
-    fn from_js(env: Env, v: Option<Value>) -> Result<Callbacks, super::contract::Misfit> {
+    fn from_js(env: Env, v: Option<Value>) -> Result<Registered, super::contract::Misfit> {
         use super::contract::{camel, values, Misfit};
-        let obj = JsObject::from_js(env, v).map_err(|_| Misfit::wrong::<Callbacks>(env, v))?;
-        let mut refs = Vec::with_capacity(CALLBACKS.len());
-        for c in CALLBACKS {
-            let name = camel(c.name);
+        let obj = JsObject::from_js(env, v).map_err(|_| Misfit::wrong::<Registered>(env, v))?;
+        let function = |name: String| {
             let f = napi::get_named(env, obj.0, &name);
-            if !napi::is_function(env, f) {
-                return Err(Misfit {
-                    path: format!(".{name}"),
-                    what: values::Why::Type {
-                        want: "a function".into(),
-                        got: values::kind_name(values::typeof_(env, f)),
-                    },
-                });
+            if napi::is_function(env, f) {
+                return Ok(f);
             }
-            refs.push(f);
+            Err(Misfit {
+                path: format!(".{name}"),
+                what: values::Why::Type {
+                    want: "a function".into(),
+                    got: values::kind_name(values::typeof_(env, f)),
+                },
+            })
+        };
+        let on_events = function("onEvents".into())?;
+        let mut direct = Vec::with_capacity(CALLBACKS.len());
+        for c in CALLBACKS {
+            direct.push(if c.event {
+                None
+            } else {
+                Some(function(camel(c.name))?)
+            });
         }
-        Ok(Callbacks(
-            refs.into_iter().map(|f| napi::reference(env, f)).collect(),
-        ))
+        Ok(Registered {
+            on_events: napi::reference(env, on_events),
+            direct: direct
+                .into_iter()
+                .map(|f| f.map(|f| napi::reference(env, f)))
+                .collect(),
+        })
     }
 }

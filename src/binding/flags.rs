@@ -9,7 +9,6 @@ use crate::proto::parse::*;
 use crate::proto::response::*;
 use crate::reactor::commands::{L_CLOSE_AFTER, L_TENTATIVE};
 use crate::reactor::server::*;
-use crate::reactor::sink::F_QUEUED;
 use crate::reactor::slots::INDEX_MASK;
 
 /// (name, value): request facts (F_*), how to write a response (R_*), server settings (S_*).
@@ -30,7 +29,6 @@ pub const FLAGS: &[(&str, u32)] = &[
     ("F_INVALID_TE", F_INVALID_TE),
     ("F_ASK_UPGRADE", F_ASK_UPGRADE),
     ("F_UPGRADE_BODY", F_UPGRADE_BODY),
-    ("F_QUEUED", F_QUEUED),
     // A connection id's slot index: `id & ID_INDEX_MASK` (no two open connections share one).
     ("ID_INDEX_MASK", INDEX_MASK),
     // The request's HTTP version in F_* flags: (flags >>> SHIFT) & MASK per digit.

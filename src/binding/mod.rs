@@ -8,24 +8,28 @@
 //! lib/internal/native.d.ts from them.
 
 mod callback;
+mod contexts;
 pub mod contract;
 pub mod crossings;
+mod encode;
 pub mod flags;
 pub mod napi;
 mod response;
 mod server;
 pub mod sink;
 mod socket;
+mod uncaught;
 
 use crate::proto::parse::Methods;
 use crate::proto::response as wire;
 use crate::reactor::{self, driver};
 use ::napi::sys;
 use callback::{count_crossing, JS_TO_NATIVE};
+use contexts::JsCtx;
 use contract::Export;
 use crossings::{CALLBACKS, EXPORTS};
 use napi::{Args, Env, Value};
-use sink::{JsCtx, JsSink};
+use sink::JsSink;
 use std::cell::Cell;
 use std::ptr;
 
@@ -92,16 +96,22 @@ fn init(a: crossings::Init) -> Value {
             *slot = Some(line);
         }
     }
-    let cbs = a.callbacks.0;
     let mut resource = ptr::null_mut();
     let mut ctx = ptr::null_mut();
-    let name = napi::utf8(env, sink::RESOURCE_NAME);
+    let name = napi::utf8(env, contexts::RESOURCE_NAME);
     // SAFETY: a plain object as the async resource of calls that concern no connection.
     unsafe {
         sys::napi_create_object(env, &mut resource);
         sys::napi_async_init(env, resource, name, &mut ctx);
     }
-    let js = JsCtx::new(env, cbs, napi::reference(env, resource), ctx);
+    let shared = contexts::Shared::new(env, a.events);
+    let js = JsCtx::new(
+        env,
+        a.callbacks,
+        shared,
+        napi::reference(env, resource),
+        ctx,
+    );
     let mut lp = ptr::null_mut();
     // SAFETY: env is the live env of this call.
     unsafe { napi::sys_get_uv_loop(env, &mut lp) };
@@ -112,7 +122,7 @@ fn init(a: crossings::Init) -> Value {
         napi::throw_error(env, "ERR_FAST_HTTP_INIT", &e.to_string());
         return ptr::null_mut();
     }
-    sink::install(js);
+    contexts::install(js);
     // SAFETY: the hook runs when this env is torn down, on this thread.
     unsafe { sys::napi_add_env_cleanup_hook(env, Some(cleanup), ptr::null_mut()) };
     napi::undefined(env)
@@ -128,7 +138,7 @@ fn close_phase(a: crossings::ClosePhase) -> Value {
 unsafe extern "C" fn cleanup(_arg: *mut std::ffi::c_void) {
     let _ = std::panic::catch_unwind(|| {
         driver::teardown();
-        sink::uninstall();
+        contexts::uninstall();
     });
 }
 

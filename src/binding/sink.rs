@@ -1,69 +1,38 @@
-//! The reactor's events as calls into JS. Each connection runs its callbacks in an async
-//! context of its own (node's parser is one async resource per connection), so what a
-//! handler stores with AsyncLocalStorage stays with its connection. A group of calls (all
-//! requests parsed from one read) shares one callback scope: process ticks and promise jobs
-//! run once when it closes, as after node's own `onread`.
+//! The reactor's events as calls into JS. A group of events (what one read parsed, up to a
+//! boundary) goes to JS in one call, `onEvents` (lib/internal/events.js), inside one callback
+//! scope in the connection's async context (`contexts`): process ticks and promise jobs run
+//! when the scope closes, as after node's own `onread`. Numbers travel in an array shared
+//! with JS, the rest as the call's arguments. JS decides what runs now and what waits in its
+//! tick queue (lib/http/native-events.js), from a group number the addon writes: a new one
+//! wherever JS's ticks ran since (a scope opened, a boundary).
 
+use super::contexts::{self, with_js};
 use super::contract::values::{Id, OrFalse, Text};
 use super::contract::Invoke;
-use super::crossings::{cb, Addresses, TlsSession};
+use super::crossings::{cb, TlsSession, EVENTS_COUNT, EVENTS_GROUP, EVENTS_START};
+use super::encode;
 use super::napi::{self, Env, Value};
+use super::uncaught::uncaught;
 use crate::net::tls::{SessionInfo, TlsFailure};
+use crate::reactor::events::{Batch, Event};
 use crate::reactor::secure::SecureSink;
-use crate::reactor::sink::{ClientError, Request, Sink};
-use crate::reactor::slots::index_of;
+use crate::reactor::sink::Sink;
 use ::napi::sys;
 use std::cell::{Cell, RefCell};
-use std::net::SocketAddr;
 use std::ptr;
 
-/// The async resource type of connections' contexts, as node's parser resource is named.
-pub const RESOURCE_NAME: &str = "HTTPINCOMINGMESSAGE";
-
-/// One connection's async context.
-struct ConnCtx {
-    id: u64,
-    resource: sys::napi_ref,
-    ctx: sys::napi_async_context,
-}
-
-pub struct JsCtx {
-    pub env: Env,
-    pub cbs: Vec<sys::napi_ref>,
-    /// The context of calls that concern no connection (servers).
-    pub resource: sys::napi_ref,
-    pub async_ctx: sys::napi_async_context,
-    conns: Vec<Option<ConnCtx>>,
-}
-
-impl JsCtx {
-    pub fn new(
-        env: Env,
-        cbs: Vec<sys::napi_ref>,
-        resource: sys::napi_ref,
-        async_ctx: sys::napi_async_context,
-    ) -> JsCtx {
-        JsCtx {
-            env,
-            cbs,
-            resource,
-            async_ctx,
-            conns: Vec::new(),
-        }
-    }
-}
-
 thread_local! {
-    static JS: RefCell<Option<JsCtx>> = const { RefCell::new(None) };
     /// How many scopes are open on this thread.
     static DEPTH: Cell<u32> = const { Cell::new(0) };
-    /// JS was called since the innermost scope opened or its last boundary.
-    static TOUCHED: Cell<bool> = const { Cell::new(false) };
+    /// The current group's number (see the module's comment).
+    static GROUP: Cell<f64> = const { Cell::new(0.0) };
     /// Calls made into JS (the one-crossing-per-response test counts them).
     pub static NATIVE_TO_JS: Cell<u64> = const { Cell::new(0) };
     /// Node's uncaught-exception path ran (JS's 'uncaughtExceptionMonitor' says so): a tick
     /// that throws is handled inside the tick queue, so closing a scope leaves none pending.
     static UNCAUGHT: Cell<bool> = const { Cell::new(false) };
+    /// An event's numbers and values while a call is put together (kept between calls).
+    static PARTS: RefCell<(Vec<f64>, Vec<Value>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
 /// An exception went to node's uncaught path (`noteUncaught()`).
@@ -71,193 +40,142 @@ pub fn note_uncaught() {
     UNCAUGHT.with(|u| u.set(true));
 }
 
-pub fn install(js: JsCtx) {
-    JS.with(|j| *j.borrow_mut() = Some(js));
+fn next_group() {
+    GROUP.with(|g| g.set(g.get() + 1.0));
 }
 
-/// Drops every connection context (the env is going away).
-pub fn uninstall() {
-    let js = JS.with(|j| j.borrow_mut().take());
-    if let Some(mut js) = js {
-        for c in js.conns.drain(..).flatten() {
-            // SAFETY: the env is still alive in its cleanup hook; each context and reference
-            // is released once.
-            unsafe {
-                sys::napi_async_destroy(js.env, c.ctx);
-                sys::napi_delete_reference(js.env, c.resource);
-            }
+fn env() -> Option<Env> {
+    with_js(|js| js.env)
+}
+
+/// Writes `nums` after the header into the shared array; false when they do not fit.
+fn share(count: usize, nums: &[f64]) -> bool {
+    with_js(|js| {
+        let s = &js.shared;
+        let start = EVENTS_START as usize;
+        if start + nums.len() > s.len {
+            return false;
         }
-    }
+        // SAFETY: `s.data` is the live, aligned memory of the shared Float64Array (held by a
+        // reference for the env's life), `s.len` doubles long; JS does not run meanwhile.
+        let shared = unsafe { std::slice::from_raw_parts_mut(s.data, s.len) };
+        shared[EVENTS_GROUP as usize] = GROUP.with(Cell::get);
+        shared[EVENTS_COUNT as usize] = count as f64;
+        shared[start..start + nums.len()].copy_from_slice(nums);
+        true
+    })
+    .unwrap_or(false)
 }
 
-/// The (resource, context) calls for `id` run in, made on first need. A connection's resource
-/// is JS's (`callbacks.newResource`: an AsyncResource) and the `this` of its callbacks: what JS
-/// runs from its tick queue runs in it (lib/http/tick-queue.js), so AsyncLocalStorage sees
-/// one store per connection whichever way a listener is called, as with node's parser
-/// resource.
-fn context(id: Option<u64>) -> Option<(sys::napi_ref, sys::napi_async_context)> {
-    let found = JS.with(|j| {
-        let j = j.borrow();
-        let js = j.as_ref()?;
-        let Some(id) = id else {
-            return Some(Found::Ready(js.resource, js.async_ctx));
-        };
-        Some(match js.conns.get(index_of(id)) {
-            Some(Some(c)) if c.id == id => Found::Ready(c.resource, c.ctx),
-            _ => Found::Make(js.env, js.cbs[<cb::NewResource as Invoke>::INDEX]),
-        })
-    })?;
-    let (env, factory) = match found {
-        Found::Ready(resource, ctx) => return Some((resource, ctx)),
-        Found::Make(env, factory) => (env, factory),
+/// What JS wrote back into the shared array's count slot: whether it holds events.
+fn js_holds_events() -> bool {
+    with_js(|js| {
+        // SAFETY: as in `share`; JS has returned.
+        unsafe { *js.shared.data.add(EVENTS_COUNT as usize) != 0.0 }
+    })
+    .unwrap_or(false)
+}
+
+/// Calls `f` with `args` on `recv`: inside a scope a plain call (the open callback scope
+/// carries the async context and runs the ticks when it closes: a nested
+/// napi_make_callback would only push and pop the same context again, about 5 % of a
+/// pipelined request's CPU in perf), else as a callback of its own in `ctx`. Returns true
+/// when it threw (the exception went to node's uncaught-exception path).
+fn invoke(env: Env, ctx: sys::napi_async_context, recv: Value, f: Value, args: &[Value]) -> bool {
+    let mut result = ptr::null_mut();
+    NATIVE_TO_JS.with(|n| n.set(n.get() + 1));
+    let n = args.len();
+    let status = if DEPTH.with(Cell::get) > 0 {
+        // SAFETY: f is a live function; args are live values in the open handle scope.
+        unsafe { sys::napi_call_function(env, recv, f, n, args.as_ptr(), &mut result) }
+    } else {
+        // SAFETY: as above; ctx is the live async context of `recv`.
+        unsafe { sys::napi_make_callback(env, ctx, recv, f, n, args.as_ptr(), &mut result) }
     };
-    let id = id?;
-    let sid = crate::reactor::with(|r| r.conn(id).map(|c| c.server)).flatten();
-    // JS runs here (the factory, and async_hooks' init hooks in napi_async_init): no borrow
-    // of the context is held.
-    let obj = new_resource(env, factory, sid, id);
-    let mut ctx = ptr::null_mut();
-    // SAFETY: on the JS thread with a live env and an open handle scope; the reference below
-    // keeps the resource alive as long as the context.
-    unsafe { sys::napi_async_init(env, obj, napi::utf8(env, RESOURCE_NAME), &mut ctx) };
-    let resource = napi::reference(env, obj);
-    let old = JS.with(|j| {
-        let mut j = j.borrow_mut();
-        let js = j.as_mut()?;
-        let i = index_of(id);
-        if js.conns.len() <= i {
-            js.conns.resize_with(i + 1, || None);
-        }
-        js.conns[i].replace(ConnCtx { id, resource, ctx })
-    });
-    if let Some(old) = old {
-        release_ctx(env, old);
-    }
-    Some((resource, ctx))
-}
-
-/// The connection whose context a call runs in. One whose first event is its close gets none
-/// of its own (its async resource would stand for a handle already gone: async_hooks would
-/// see a TCPWRAP begin at its end): it closes in the addon's.
-fn own_context(index: usize, id: Option<u64>) -> Option<u64> {
-    if index != <cb::Close as Invoke>::INDEX {
-        return id;
-    }
-    let id = id?;
-    let has = JS.with(|j| {
-        j.borrow()
-            .as_ref()
-            .is_some_and(|js| matches!(js.conns.get(index_of(id)), Some(Some(c)) if c.id == id))
-    });
-    has.then_some(id)
-}
-
-enum Found {
-    Ready(sys::napi_ref, sys::napi_async_context),
-    Make(Env, sys::napi_ref),
-}
-
-/// A new connection's async resource from JS's factory, given the connection's server (-1
-/// when gone) and id (a plain object when it throws, which then goes to the uncaught-exception
-/// path, as a throwing async_hooks hook does on node).
-fn new_resource(env: Env, factory: sys::napi_ref, sid: Option<u32>, id: u64) -> Value {
-    let f = napi::deref(env, factory);
-    let args = cb::NewResource {
-        sid: sid.map_or(-1.0, f64::from),
-        id: Id(id),
-    }
-    .values(env);
-    let mut obj = ptr::null_mut();
-    // SAFETY: f is a live function; args are live values in this scope.
-    let status = unsafe {
-        sys::napi_call_function(
-            env,
-            napi::undefined(env),
-            f,
-            args.len(),
-            args.as_ptr(),
-            &mut obj,
-        )
-    };
-    if status == sys::Status::napi_ok && !obj.is_null() {
-        return obj;
-    }
-    if status == sys::Status::napi_pending_exception {
+    let threw = status == sys::Status::napi_pending_exception;
+    if threw {
         uncaught(env);
-    }
-    napi::object(env)
-}
-
-fn release_ctx(env: Env, c: ConnCtx) {
-    // SAFETY: the context and reference were created on this env and are released once.
-    unsafe {
-        sys::napi_async_destroy(env, c.ctx);
-        sys::napi_delete_reference(env, c.resource);
-    }
-}
-
-/// Calls the callback `args` are for, in connection `id`'s context. Returns true when it
-/// threw (the exception went to Node's uncaught-exception path).
-fn call<C: Invoke>(id: Option<u64>, args: C) -> bool {
-    let Some(env) = JS.with(|j| j.borrow().as_ref().map(|j| j.env)) else {
-        return false;
-    };
-    let mut threw = false;
-    // A scope's handle scope holds the values of all its calls (a handle scope per call was
-    // an allocation and a free in Node per request).
-    let scoped = DEPTH.with(Cell::get) > 0;
-    let mut handles = ptr::null_mut();
-    if !scoped {
-        // SAFETY: called on the JS thread from a libuv callback (no JS frame below us).
-        unsafe { sys::napi_open_handle_scope(env, &mut handles) };
-    }
-    let found = context(own_context(C::INDEX, id)).and_then(|(resource, ctx)| {
-        let f = JS.with(|j| j.borrow().as_ref().map(|js| js.cbs[C::INDEX]))?;
-        Some((f, resource, ctx))
-    });
-    if let Some((fref, rref, async_ctx)) = found {
-        let args = args.values(env);
-        let args = args.as_ref();
-        let f = napi::deref(env, fref);
-        // napi_make_callback needs an object receiver: the async resource.
-        let recv = napi::deref(env, rref);
-        let mut result = ptr::null_mut();
-        NATIVE_TO_JS.with(|n| n.set(n.get() + 1));
-        TOUCHED.with(|t| t.set(true));
-        // Inside a scope the open callback scope already carries the async context and runs
-        // the ticks when it closes: a nested napi_make_callback would only push and pop the
-        // same context again (about 5 % of a pipelined request's CPU in perf).
-        let status = if scoped {
-            // SAFETY: f is a live function; args are live values in this scope.
-            unsafe { sys::napi_call_function(env, recv, f, args.len(), args.as_ptr(), &mut result) }
-        } else {
-            // SAFETY: f is a live function; args are live values in this scope.
-            unsafe {
-                let n = args.len();
-                sys::napi_make_callback(env, async_ctx, recv, f, n, args.as_ptr(), &mut result)
-            }
-        };
-        if status == sys::Status::napi_pending_exception {
-            threw = true;
-            uncaught(env);
-        }
-    }
-    if !scoped {
-        // SAFETY: closes the scope opened above.
-        unsafe { sys::napi_close_handle_scope(env, handles) };
     }
     threw
 }
 
-/// Hands a pending exception to Node's uncaught-exception path, as a throwing node:http
-/// handler's does. Output already ended goes to the kernel first: the process may exit.
-fn uncaught(env: Env) {
-    crate::reactor::with(|r| r.flush_all());
-    let mut err = ptr::null_mut();
-    // SAFETY: an exception is pending on env.
-    unsafe {
-        sys::napi_get_and_clear_last_exception(env, &mut err);
-        sys::napi_fatal_exception(env, err);
+/// Hands `events` of `batch` to `onEvents`, as few calls as the shared array allows, in the
+/// context `recv` / `ctx`. Returns whether JS holds events in its tick queue. A throw ends
+/// the delivery: JS stopped where node's parser would have (the rest is never emitted).
+fn hand_over(
+    env: Env,
+    ctx: sys::napi_async_context,
+    recv: Value,
+    batch: &Batch,
+    events: &[Event],
+) -> bool {
+    let Some((on_events, room)) = with_js(|js| (js.on_events, js.shared.len)) else {
+        return false;
+    };
+    let f = napi::deref(env, on_events);
+    let (mut nums, mut vals) = PARTS.with(|p| std::mem::take(&mut *p.borrow_mut()));
+    let mut waiting = false;
+    let mut next = 0;
+    while next < events.len() {
+        nums.clear();
+        vals.clear();
+        let mut count = 0;
+        while let Some(e) = events.get(next) {
+            let (n, v) = (nums.len(), vals.len());
+            encode::event(env, batch, e, &mut nums, &mut vals);
+            if count > 0 && EVENTS_START as usize + nums.len() > room {
+                nums.truncate(n);
+                vals.truncate(v);
+                break;
+            }
+            count += 1;
+            next += 1;
+        }
+        if !share(count, &nums) {
+            break;
+        }
+        let threw = invoke(env, ctx, recv, f, &vals);
+        waiting = js_holds_events();
+        if threw {
+            break;
+        }
+    }
+    nums.clear();
+    vals.clear();
+    PARTS.with(|p| *p.borrow_mut() = (nums, vals));
+    waiting
+}
+
+/// Calls the direct callback `args` are for, in connection `id`'s context.
+fn call<C: Invoke>(id: Option<u64>, args: C) {
+    let Some(env) = env() else { return };
+    let scoped = DEPTH.with(Cell::get) > 0;
+    let mut handles = ptr::null_mut();
+    if !scoped {
+        next_group();
+        // SAFETY: called on the JS thread from a libuv callback (no JS frame below us).
+        unsafe { sys::napi_open_handle_scope(env, &mut handles) };
+    }
+    let found = contexts::context(id).and_then(|(resource, ctx)| {
+        let f = with_js(|js| js.direct.get(C::INDEX).copied().flatten()).flatten()?;
+        Some((f, resource, ctx))
+    });
+    if let Some((f, resource, ctx)) = found {
+        let args = args.values(env);
+        // The group JS's queue policy reads (no events: the count is 0).
+        share(0, &[]);
+        // napi_make_callback needs an object receiver: the async resource.
+        invoke(
+            env,
+            ctx,
+            napi::deref(env, resource),
+            napi::deref(env, f),
+            args.as_ref(),
+        );
+    }
+    if !scoped {
+        // SAFETY: closes the scope opened above.
+        unsafe { sys::napi_close_handle_scope(env, handles) };
     }
 }
 
@@ -287,7 +205,7 @@ impl Scope {
             let resource = napi::deref(self.env, self.resource);
             sys::napi_open_callback_scope(self.env, resource, self.ctx, &mut self.callback);
         }
-        TOUCHED.with(|t| t.set(false));
+        next_group();
         pending || UNCAUGHT.with(Cell::get)
     }
 }
@@ -295,8 +213,6 @@ impl Scope {
 impl Drop for Scope {
     fn drop(&mut self) {
         DEPTH.with(|d| d.set(d.get() - 1));
-        // A scope inside another one ran JS in the outer one's group.
-        TOUCHED.with(|t| t.set(true));
         // SAFETY: closes the scopes opened in `scope()`, innermost first. Closing the callback
         // scope runs the tick queue; an exception from it is Node's uncaught exception.
         unsafe {
@@ -308,6 +224,7 @@ impl Drop for Scope {
             }
             sys::napi_close_handle_scope(self.env, self.handles);
         }
+        next_group();
     }
 }
 
@@ -329,11 +246,11 @@ impl Sink for JsSink {
     type Scope = Scope;
 
     fn scope(id: Option<u64>) -> Option<Scope> {
-        let env = JS.with(|j| j.borrow().as_ref().map(|j| j.env))?;
+        let env = env()?;
         let mut handles = ptr::null_mut();
         // SAFETY: on the JS thread in a libuv callback (no JS frame below us).
         unsafe { sys::napi_open_handle_scope(env, &mut handles) };
-        let Some((rref, ctx)) = context(id) else {
+        let Some((rref, ctx)) = contexts::context(id) else {
             // SAFETY: closes the scope opened above.
             unsafe { sys::napi_close_handle_scope(env, handles) };
             return None;
@@ -345,7 +262,7 @@ impl Sink for JsSink {
             sys::napi_open_callback_scope(env, resource, ctx, &mut callback);
         }
         DEPTH.with(|d| d.set(d.get() + 1));
-        TOUCHED.with(|t| t.set(false));
+        next_group();
         Some(Scope {
             env,
             handles,
@@ -359,140 +276,38 @@ impl Sink for JsSink {
         scope.boundary()
     }
 
-    fn touched() -> bool {
-        TOUCHED.with(Cell::get)
+    fn deliver(scope: &mut Scope, batch: &mut Batch) -> bool {
+        let recv = napi::deref(scope.env, scope.resource);
+        let waiting = hand_over(scope.env, scope.ctx, recv, batch, &batch.events);
+        batch.clear();
+        waiting
     }
 
-    fn connection(sid: u32, id: u64) {
-        call(Some(id), cb::Connection { sid, id: Id(id) });
-    }
-
-    fn drop(sid: u32, local: Option<SocketAddr>, peer: Option<SocketAddr>) {
-        let addresses = Addresses { local, peer };
-        call(None, cb::Dropped { sid, addresses });
-    }
-
-    fn request(q: &Request<'_>) -> bool {
-        call(
-            Some(q.id),
-            cb::Request {
-                sid: q.sid,
-                id: Id(q.id),
-                seq: q.seq,
-                method: q.method as u32,
-                url: Text(q.url),
-                header_block: Text(q.headers),
-                flags: q.flags,
-                body: q.body,
-                head_end: q.head_end,
-            },
-        )
-    }
-
-    fn body(id: u64, seq: u32, chunk: &[u8], at: u32, queue: bool) -> bool {
-        let args = cb::Body {
-            id: Id(id),
-            seq,
-            chunk,
-            at,
-            queue,
+    fn emit(batch: &mut Batch) {
+        let Some(env) = env() else {
+            batch.clear();
+            return;
         };
-        call(Some(id), args)
-    }
-
-    fn body_end(id: u64, seq: u32, trailers: Option<&[u8]>) {
-        let args = cb::BodyEnd {
-            id: Id(id),
-            seq,
-            trailer_block: trailers.map(Text),
-        };
-        call(Some(id), args);
-    }
-
-    fn upgrade(id: u64, seq: u32, head: Option<&[u8]>) {
-        call(
-            Some(id),
-            cb::Upgrade {
-                id: Id(id),
-                seq,
-                head,
-            },
-        );
-    }
-
-    fn data(id: u64, chunk: &[u8]) {
-        call(Some(id), cb::Data { id: Id(id), chunk });
-    }
-
-    fn client_error(e: &ClientError<'_>, queue: bool) {
-        call(
-            Some(e.id),
-            cb::ClientError {
-                sid: e.sid,
-                id: Id(e.id),
-                code: e.code,
-                reason: e.reason,
-                raw_packet: e.packet,
-                bytes_parsed: e.at,
-                queue,
-            },
-        );
-    }
-
-    fn drain(id: u64) {
-        call(Some(id), cb::Drain { id: Id(id) });
-    }
-
-    fn close(id: u64, errno: i32) {
-        call(Some(id), cb::Close { id: Id(id), errno });
-    }
-
-    fn reset(sid: u32, id: u64, errno: i32) {
-        call(
-            Some(id),
-            cb::Reset {
-                sid,
-                id: Id(id),
-                errno,
-            },
-        );
-    }
-
-    fn end(id: u64) {
-        call(Some(id), cb::End { id: Id(id) });
-    }
-
-    fn shutdown(id: u64) {
-        call(Some(id), cb::Shutdown { id: Id(id) });
-    }
-
-    fn timeout(id: u64, sid: u32) {
-        call(Some(id), cb::Timeout { id: Id(id), sid });
-    }
-
-    fn server_drained(sid: u32) {
-        call(None, cb::ServerDrained { sid });
-    }
-
-    fn internal_error(sid: Option<u32>, message: &str) {
-        let sid = sid.map_or(-1, |s| s as i32);
-        call(None, cb::InternalError { sid, message });
+        for e in &batch.events {
+            let close = matches!(e, Event::Close { .. });
+            let Some((resource, ctx)) = contexts::context(contexts::own_context(close, e.conn()))
+            else {
+                continue;
+            };
+            next_group();
+            let mut handles = ptr::null_mut();
+            // SAFETY: on the JS thread from a libuv callback (no JS frame below us).
+            unsafe { sys::napi_open_handle_scope(env, &mut handles) };
+            let recv = napi::deref(env, resource);
+            hand_over(env, ctx, recv, batch, std::slice::from_ref(e));
+            // SAFETY: closes the scope opened above.
+            unsafe { sys::napi_close_handle_scope(env, handles) };
+        }
+        batch.clear();
     }
 
     fn released(id: u64) {
-        JS.with(|j| {
-            let mut j = j.borrow_mut();
-            let Some(js) = j.as_mut() else { return };
-            let env = js.env;
-            let i = index_of(id);
-            if let Some(slot) = js.conns.get_mut(i) {
-                if slot.as_ref().map(|c| c.id) == Some(id) {
-                    if let Some(c) = slot.take() {
-                        release_ctx(env, c);
-                    }
-                }
-            }
-        });
+        contexts::released(id);
     }
 }
 

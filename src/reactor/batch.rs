@@ -2,6 +2,7 @@
 //! until its end (one write per connection per batch), then deferred events delivered. A
 //! panic inside closes only the connection it concerns and leaves the reactor usable.
 
+use super::events::{Batch, Event};
 use super::http::read_conn;
 use super::io;
 use super::sink::Sink;
@@ -111,20 +112,24 @@ impl Reactor {
 /// Runs deferred events. Returns whether anything ran.
 fn run_deferred<S: Sink>() -> bool {
     let mut ran = false;
+    let mut one = Batch::default();
     for _ in 0..100_000 {
         let Some(d) = with(|r| r.deferred.pop_front()).flatten() else {
             break;
         };
         ran = true;
-        match d {
-            Deferred::Close(id, errno) => S::close(id, errno),
-            Deferred::Reset(sid, id, errno) => S::reset(sid, id, errno),
-            Deferred::Drain(id) => S::drain(id),
-            Deferred::End(id) => S::end(id),
-            Deferred::Shutdown(id) => S::shutdown(id),
-            Deferred::Drained(sid) => S::server_drained(sid),
-            Deferred::Released(id) => S::released(id),
-            Deferred::Panic(sid, message) => S::internal_error(sid, &message),
+        let event = match d {
+            Deferred::Close(id, errno) => Event::Close { id, errno },
+            Deferred::Reset(sid, id, errno) => Event::Reset { sid, id, errno },
+            Deferred::Drain(id) => Event::Drain { id },
+            Deferred::End(id) => Event::End { id },
+            Deferred::Shutdown(id) => Event::Shutdown { id },
+            Deferred::Drained(sid) => Event::ServerDrained { sid },
+            Deferred::Panic(sid, message) => Event::InternalError { sid, message },
+            Deferred::Released(id) => {
+                S::released(id);
+                continue;
+            }
             Deferred::Resume(id) => {
                 let go = with(|r| {
                     r.conn(id).map(|c| {
@@ -138,8 +143,11 @@ fn run_deferred<S: Sink>() -> bool {
                 if go {
                     read_guarded::<S>(id, true);
                 }
+                continue;
             }
-        }
+        };
+        one.push(event);
+        S::emit(&mut one);
     }
     ran
 }

@@ -1,11 +1,16 @@
-//! Bytes read from a connection, through its HTTP/1 state machine, to the sink.
+//! Bytes read from a connection, through its HTTP/1 state machine, to the sink: what a read
+//! parses becomes a batch of events (`super::events`), handed over at each boundary node's
+//! parser has (after a body piece), before a request whose answer the next bytes wait for
+//! (an upgrade), and at the read's end.
 
+use super::delivery::Group;
+use super::events::Event;
 use super::io::ReadStep;
 use super::secure;
 use super::server::{
     S_HALF_OPEN, S_HAS_CONNECT, S_HAS_UPGRADE, S_UPGRADE_BODY, S_UPGRADE_CALLBACK,
 };
-use super::sink::{ClientError, Request, Sink, F_QUEUED};
+use super::sink::Sink;
 use super::state::*;
 use crate::conn::{Action, Eof, Limits, F_ASK_UPGRADE};
 use crate::proto::errors::{self, ParseError};
@@ -27,10 +32,7 @@ const JS_EXCEPTION: ParseError = ParseError::new("HPE_JS_EXCEPTION", "JS Excepti
 /// `drain` (the event already reported the peer's FIN or an error, or nothing says the
 /// queue was seen empty: a yielded or resumed read) it reads until the socket would block.
 pub fn read_conn<S: Sink>(id: u64, drain: bool) {
-    let mut group = Group::<S> {
-        scope: S::scope(Some(id)),
-        queued: false,
-    };
+    let mut group = Group::<S>::open(Some(id));
     read_loop::<S>(id, drain, &mut group);
     // Output goes at the batch's end. A process that dies before (a throw, a rejection,
     // process.exit()) sends it from the uncaught-exception path and the exit hook, as
@@ -40,52 +42,44 @@ pub fn read_conn<S: Sink>(id: u64, drain: bool) {
     drop(group);
 }
 
-/// A read's sink scope: JS runs its ticks and promise jobs where it ends and at each
-/// boundary: after each piece of a body, as node does after llhttp's on_body callbacks (not
-/// after a request's head or its end, which run inside the read's scope).
-pub struct Group<S: Sink> {
-    scope: Option<S::Scope>,
-    /// A request dispatched with F_QUEUED waits in JS's tick queue, and so does everything of
-    /// its connection JS hears after it (JS keeps the order) until the next boundary.
-    queued: bool,
-}
-
-impl<S: Sink> Drop for Group<S> {
-    fn drop(&mut self) {
-        drop(self.scope.take());
-    }
-}
-
-/// Ends the group's calls so far: JS runs its tick queue, then its ticks and promise jobs.
-/// Returns true when a queued handler threw, or the ticks after a body piece (`body_at`: its
-/// end in the bytes being parsed) did: node's parser stopped there, and the rest of the read
-/// is dropped.
+/// A boundary: ends the group's calls so far (JS runs its tick queue, then its ticks and
+/// promise jobs). Returns true when the connection's parser failed meanwhile: a handler
+/// threw (JS said so), or the ticks after a body piece (`body_at`: its end in the bytes
+/// being parsed) did: node's parser stopped there, and the rest of the read is dropped.
 fn boundary<S: Sink>(g: &mut Group<S>, id: u64, body_at: Option<u32>) -> bool {
-    let threw = g.scope.as_mut().is_some_and(|s| S::boundary(s));
-    let queued = std::mem::take(&mut g.queued);
-    let failed = || {
-        with(|r| r.conn(id).map(|c| c.http.is_failed()))
-            .flatten()
-            .unwrap_or(false)
-    };
-    match body_at {
-        Some(at) if threw => {
-            // The body's 'data' listeners run in those ticks (a body that came with its head
-            // too): node's on_body callback failed, unless a queued handler's throw failed
-            // the parser first.
-            if !failed() {
-                with(|r| r.handler_threw(id, at, true));
-            }
-            failed()
+    let threw = g.end_calls();
+    if let (Some(at), true) = (body_at, threw) {
+        // The body's 'data' listeners run in those ticks (a body that came with its head
+        // too): node's on_body callback failed, unless a handler's throw failed the parser
+        // first.
+        if !failed(id) {
+            with(|r| r.handler_threw(id, at, true));
         }
-        _ => queued && failed(),
     }
+    failed(id)
+}
+
+/// Hands over what the group holds, as before a request whose answer the connection's next
+/// bytes wait for (an upgrade); returns true when the parser failed meanwhile. Events JS
+/// queued run first (a boundary), as node's parser calls come before the ticks they queue.
+fn deliver_now<S: Sink>(g: &mut Group<S>, id: u64) -> bool {
+    g.deliver();
+    if g.waiting() {
+        return boundary(g, id, None);
+    }
+    failed(id)
+}
+
+fn failed(id: u64) -> bool {
+    with(|r| r.conn(id).map(|c| c.http.is_failed()))
+        .flatten()
+        .unwrap_or(false)
 }
 
 impl Reactor {
-    /// A handler JS ran from its tick queue threw (see F_QUEUED): a request's (`body` false)
-    /// or a body 'data' listener's, at `at` in the bytes being parsed. node's parser callback
-    /// failed, and llhttp fails every later read of the connection with that error.
+    /// A handler of an event JS was given threw: a request's (`body` false) or a body 'data'
+    /// listener's, whose event ended at `at` in the bytes being parsed. node's parser
+    /// callback failed, and llhttp fails every later read of the connection with that error.
     pub fn handler_threw(&mut self, id: u64, at: u32, body: bool) {
         let e = if body {
             JS_EXCEPTION
@@ -104,7 +98,8 @@ fn read_loop<S: Sink>(id: u64, drain: bool, g: &mut Group<S>) {
         // Queued handlers run before the next read, as node runs one read's before it reads
         // again: the responses they write can throttle the parser, and what JS holds at once
         // is one read's requests.
-        if g.queued {
+        g.deliver();
+        if g.waiting() {
             boundary::<S>(g, id, None);
         }
         let step = with(|r| r.read_once(id)).unwrap_or(ReadStep::Stop);
@@ -118,7 +113,8 @@ fn read_loop<S: Sink>(id: u64, drain: bool, g: &mut Group<S>) {
                 let tapping = is_tapping(id);
                 let used = process::<S>(id, &buf[..n], g);
                 if tapping {
-                    S::data(id, &buf[..n]);
+                    let chunk = g.batch.span(&buf[..n]);
+                    g.batch.push(Event::Data { id, chunk });
                 }
                 with(|r| {
                     if let Some(c) = r.conn(id) {
@@ -140,11 +136,14 @@ fn read_loop<S: Sink>(id: u64, drain: bool, g: &mut Group<S>) {
                 .flatten();
                 process_buffered::<S>(id, g);
                 if let Some(bytes) = tapped {
-                    S::data(id, &bytes);
+                    let chunk = g.batch.span(&bytes);
+                    g.batch.push(Event::Data { id, chunk });
                 }
             }
             ReadStep::Again => {}
             ReadStep::Secure => {
+                // What the read gathered goes first: the TLS room calls JS itself.
+                g.deliver();
                 if !secure::on_event::<S>(id) {
                     return;
                 }
@@ -269,26 +268,23 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                 return input.len();
             }
             Action::Error(e) => {
-                client_error::<S>(sid, id, e, Some(rest), g);
+                client_error(g, sid, id, e, Some(rest));
                 return input.len();
             }
             Action::Raw(n) => {
                 off += n;
-                S::data(id, &rest[..n]);
+                let chunk = g.batch.span(&rest[..n]);
+                g.batch.push(Event::Data { id, chunk });
             }
             Action::Body(n, seq, (a, b)) => {
                 off += n;
                 let discard = with(|r| r.conn(id).map(|c| c.has(C_DISCARD_BODY)));
                 if discard != Some(Some(true)) {
-                    let queue = may_queue(g);
-                    if S::body(id, seq, &rest[a..b], off as u32, queue) {
-                        // node's on_body callback threw: as after a throwing request handler,
-                        // the parser stops and fails every later read.
-                        with(|r| r.handler_threw(id, off as u32, true));
-                        return input.len();
-                    }
-                    g.queued |= queue;
-                    if boundary::<S>(g, id, Some(off as u32)) {
+                    let chunk = g.batch.span(&rest[a..b]);
+                    let at = off as u32;
+                    g.batch.push(Event::Body { id, seq, chunk, at });
+                    // node runs its ticks after each on_body callback.
+                    if boundary(g, id, Some(at)) {
                         return input.len();
                     }
                 }
@@ -296,16 +292,19 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
             Action::BodyEnd(n, seq, t) => {
                 off += n;
                 with(|r| r.conn(id).map(|c| c.flags &= !C_DISCARD_BODY));
-                S::body_end(id, seq, t.as_deref());
+                let trailers = t.as_deref().map(|t| g.batch.span(t));
+                g.batch.push(Event::BodyEnd { id, seq, trailers });
             }
             Action::Upgrade(n, seq, body_done) => {
                 off += n;
-                S::upgrade(id, seq, body_done.then_some(&rest[..n]));
+                let head = body_done.then(|| g.batch.span(&rest[..n]));
+                g.batch.push(Event::Upgrade { id, seq, head });
             }
             Action::Dispatch(n, d) => {
-                let queues = queueable(d.flags) && may_queue(g);
-                // A request JS answers at once (an upgrade) comes after the queued ones.
-                if !queues && g.queued && boundary::<S>(g, id, None) {
+                // A request JS answers at once (an upgrade: the connection's next bytes wait
+                // for its answer) comes after what JS holds so far.
+                let answer_now = d.flags & (parse::F_UPGRADE | F_ASK_UPGRADE) != 0;
+                if answer_now && deliver_now(g, id) {
                     return input.len();
                 }
                 off += n;
@@ -320,89 +319,71 @@ fn process<S: Sink>(id: u64, input: &[u8], g: &mut Group<S>) -> usize {
                 } else {
                     d.flags
                 };
-                let threw = S::request(&Request {
+                let request = Event::Request {
                     sid,
                     id,
                     seq: d.seq,
                     method: d.method,
-                    url: &rest[d.url.0..d.url.1],
-                    headers: &rest[d.headers.0..d.headers.1],
-                    flags: if queues { flags | F_QUEUED } else { flags },
-                    body: d.body.map(|(a, b)| &rest[a..b]),
+                    url: g.batch.span(&rest[d.url.0..d.url.1]),
+                    headers: g.batch.span(&rest[d.headers.0..d.headers.1]),
+                    flags,
+                    body: d.body.map(|(a, b)| g.batch.span(&rest[a..b])),
                     head_end: head_end as u32,
-                });
-                g.queued |= queues;
-                // A throwing shouldUpgradeCallback (F_ASK_UPGRADE) is not that: node's request
-                // stays an upgrade that its connection's next bytes complete (Reading::Asking).
-                if threw && d.flags & F_ASK_UPGRADE == 0 {
-                    // node's on_headers_complete failed: llhttp stops there (the rest of the
-                    // read is dropped) and fails every later read with that error.
-                    with(|r| r.handler_threw(id, head_end as u32, false));
+                };
+                g.batch.push(request);
+                // A throwing handler (JS says so: node's on_headers_complete failed) stops
+                // the parser there; the rest of the read is dropped.
+                if answer_now && deliver_now(g, id) {
                     return input.len();
                 }
                 if d.flags & parse::F_INVALID_TE != 0 {
                     // llhttp emits the request, then rejects a non-chunked request coding.
                     with(|r| r.conn(id).map(|c| c.http.fail(errors::INVALID_TE)));
-                    client_error::<S>(sid, id, errors::INVALID_TE, Some(rest), g);
+                    client_error(g, sid, id, errors::INVALID_TE, Some(rest));
                     return input.len();
                 }
                 with(|r| r.conn(id).map(|c| c.http.dispatched()));
                 if inline {
-                    if boundary::<S>(g, id, Some(off as u32)) {
+                    if boundary(g, id, Some(off as u32)) {
                         return input.len();
                     }
-                    S::body_end(id, d.seq, None);
+                    g.batch.push(Event::BodyEnd {
+                        id,
+                        seq: d.seq,
+                        trailers: None,
+                    });
                 }
             }
         }
     }
 }
 
-/// Whether what goes to JS next may wait in its tick queue (F_QUEUED): behind what already
-/// waits there, or when JS ran nothing since the last boundary. Once it ran something, ticks
-/// that queued would run first, where node calls the listener before them (a request, a body
-/// piece or an error after a body that ended in this read).
-fn may_queue<S: Sink>(g: &Group<S>) -> bool {
-    g.queued || !S::touched()
-}
-
-/// Whether a request with these flags runs from JS's tick queue (F_QUEUED): all but an
-/// upgrade, whose answer the connection's next bytes wait for.
-fn queueable(flags: u32) -> bool {
-    flags & (parse::F_UPGRADE | F_ASK_UPGRADE) == 0
-}
-
-/// A parse error (the state machine is already `Failed`), which JS queues (see F_QUEUED). JS
-/// decides, as node:http's socketOnError does ('clientError' when anyone listens, else node's
-/// default answer), since the server's 'clientError' emit is observable. Without `packet` it
-/// is the end of the input that failed (node's parser.finish() in socketOnEnd: JS ends the
-/// socket first).
+/// A parse error (the state machine is already `Failed`). JS decides, as node:http's
+/// socketOnError does ('clientError' when anyone listens, else node's default answer),
+/// since the server's 'clientError' emit is observable. Without `packet` it is the end of
+/// the input that failed (node's parser.finish() in socketOnEnd: JS ends the socket first).
 fn client_error<S: Sink>(
+    g: &mut Group<S>,
     sid: u32,
     id: u64,
     e: ParseError,
     packet: Option<&[u8]>,
-    g: &mut Group<S>,
 ) {
-    let queue = may_queue(g);
     // node reports a header overflow at the end of the chunk it was parsing.
     let at = if e.code == "HPE_HEADER_OVERFLOW" {
         packet.map_or(0, |p| p.len()) as u32
     } else {
         e.at as u32
     };
-    S::client_error(
-        &ClientError {
-            sid,
-            id,
-            code: e.code,
-            reason: e.reason,
-            packet,
-            at,
-        },
-        queue,
-    );
-    g.queued |= queue;
+    let packet = packet.map(|p| g.batch.span(p));
+    g.batch.push(Event::ClientError {
+        sid,
+        id,
+        code: e.code,
+        reason: e.reason,
+        packet,
+        at,
+    });
 }
 
 fn on_eof<S: Sink>(id: u64, g: &mut Group<S>) {
@@ -428,6 +409,6 @@ fn on_eof<S: Sink>(id: u64, g: &mut Group<S>) {
     })
     .flatten();
     if let Some((sid, Eof::MidMessage)) = state {
-        client_error::<S>(sid, id, errors::INVALID_EOF_STATE, None, g);
+        client_error(g, sid, id, errors::INVALID_EOF_STATE, None);
     }
 }

@@ -1,6 +1,8 @@
 //! A connection's life on the socket: accepting, reading, writing the output queue, closing.
 //! The reads and writes themselves follow the readiness driver's rules (`net::readiness`).
 
+use super::delivery::Group;
+use super::events::Event;
 use super::secure_setup::{self, Asks};
 use super::server::{
     S_ALPN_CALLBACK, S_HAS_CLIENT_ERROR, S_HAS_CONNECTION, S_HAS_DROP, S_HAS_KEYLOG, S_KEEP_ALIVE,
@@ -34,17 +36,18 @@ pub fn accept_all<S: Sink>(sid: u32) {
         let admitted = with(|r| r.admit(sid, stream)).flatten();
         let (id, tell_js) = match admitted {
             Some(Admit::Accepted(id, tell_js)) => (id, tell_js),
-            Some(Admit::Dropped(Some(addrs))) => {
-                S::drop(sid, addrs.0, addrs.1);
+            Some(Admit::Dropped(Some((local, peer)))) => {
+                let mut g = Group::<S>::open(None);
+                g.batch.push(Event::Dropped { sid, local, peer });
                 continue;
             }
             _ => continue,
         };
         if tell_js {
-            // In a scope of its own: JS emits 'connection' from the tick queue when it
-            // closes, where a throw keeps node's source excerpt (see F_QUEUED).
-            let _scope = S::scope(Some(id));
-            S::connection(sid, id);
+            // In a group of its own: JS may emit 'connection' from its tick queue when the
+            // group ends, where a throw keeps node's source excerpt.
+            let mut g = Group::<S>::open(Some(id));
+            g.batch.push(Event::Connection { sid, id });
         }
     }
 }

@@ -14,8 +14,10 @@
 
 pub mod batch;
 pub mod commands;
+pub mod delivery;
 pub mod driver;
 pub mod event_loop;
+pub mod events;
 pub mod http;
 pub mod io;
 pub mod secure;

@@ -130,6 +130,8 @@ pub struct Reactor {
     pub(super) pool: Vec<Vec<u8>>,
     pub(super) small_pool: Vec<Vec<u8>>,
     pub(super) deferred: VecDeque<Deferred>,
+    /// A batch's memory between groups (`http::Group` takes it and gives it back).
+    pub(super) spare_batch: super::events::Batch,
     /// Connections that had more to read when they yielded; resumed on the next loop turn.
     pub(super) yielded: Vec<u64>,
     pub(super) timers: BinaryHeap<std::cmp::Reverse<(u64, TimerKey)>>,
@@ -179,6 +181,7 @@ impl Reactor {
             pool: Vec::new(),
             small_pool: Vec::new(),
             deferred: VecDeque::new(),
+            spare_batch: Default::default(),
             yielded: Vec::new(),
             timers: BinaryHeap::new(),
             timer_armed_at: 0,

@@ -5,13 +5,15 @@
 use super::batch::{batch, run_poll};
 use super::commands::Respond;
 use super::event_loop::EventLoop;
+use super::events::{Batch, Event};
 use super::server::{ServerCfg, S_HAS_UPGRADE, S_UPGRADE_CALLBACK};
-use super::sink::{ClientError, Request, Sink};
+use super::sink::Sink;
 use super::state::*;
 use super::timers::run_timers;
 use crate::conn::F_ASK_UPGRADE;
 use crate::net::Listener;
 use crate::net::{self, TcpOptions};
+use crate::proto::parse;
 use crate::proto::response::{Head, Raw, Response, R_CONN_KEEP_ALIVE, R_CONTENT_LENGTH};
 use mio::Poll;
 use std::cell::Cell;
@@ -54,73 +56,163 @@ pub(super) fn events() -> Vec<Ev> {
 
 pub(super) struct TestSink;
 
-impl Sink for TestSink {
-    type Scope = ();
-    fn scope(_id: Option<u64>) -> Option<()> {
-        Some(())
+/// The embedder's side, faked as lib/http/native-events.js decides: an event runs now when it
+/// must (an upgrade request, an upgrade, data, a body's end, anything outside a group) or
+/// when JS ran something now in its group; else it waits in the tick queue, which runs at
+/// the group's next boundary or end (then the ticks, which throw when the test says so).
+/// A handler whose request `url` is THROW_ON throws: as JS's `deliver` does, the fake tells
+/// the reactor (`handler_threw`) when a throw fails the parser, and what the connection had
+/// waiting is dropped.
+#[derive(Default)]
+struct FakeJs {
+    group: u64,
+    ran_in: Option<u64>,
+    queued: Vec<(Event, Vec<u8>)>,
+}
+
+thread_local! {
+    static JS: RefCell<FakeJs> = RefCell::new(FakeJs::default());
+    /// A request for this URL throws in its handler.
+    static THROW_ON: RefCell<Option<Vec<u8>>> = const { RefCell::new(None) };
+}
+
+fn next_group() {
+    JS.with(|j| j.borrow_mut().group += 1);
+}
+
+/// Whether the event's handler may wait in the tick queue.
+fn queueable(e: &Event) -> bool {
+    match e {
+        Event::Request { flags, .. } => flags & (parse::F_UPGRADE | F_ASK_UPGRADE) == 0,
+        Event::Body { .. }
+        | Event::ClientError { .. }
+        | Event::Timeout { .. }
+        | Event::Connection { .. } => true,
+        _ => false,
     }
-    fn boundary(_scope: &mut ()) -> bool {
+}
+
+/// Runs one event's handler (records it). Returns false when it threw.
+fn run(e: &Event, bytes: &[u8]) -> bool {
+    match *e {
+        Event::Connection { id, .. } => record(Ev::Connection(id)),
+        Event::Request {
+            id,
+            seq,
+            flags,
+            head_end,
+            ..
+        } => {
+            record(Ev::Request {
+                id,
+                seq,
+                url: bytes.to_vec(),
+                flags,
+            });
+            if flags & F_ASK_UPGRADE != 0 {
+                if let Some(upgrade) = DECIDE.with(Cell::get) {
+                    with(|r| r.decide_upgrade(id, upgrade));
+                }
+            }
+            if THROW_ON.with(|t| t.borrow().as_deref() == Some(bytes)) {
+                if flags & F_ASK_UPGRADE == 0 {
+                    with(|r| r.handler_threw(id, head_end, false));
+                }
+                return false;
+            }
+        }
+        Event::BodyEnd { id, seq, .. } => record(Ev::BodyEnd(id, seq)),
+        Event::Data { id, .. } => record(Ev::Data(id, bytes.to_vec())),
+        Event::Drain { id } => record(Ev::Drain(id)),
+        Event::Close { id, errno } => record(Ev::Close(id, errno)),
+        Event::End { id } => record(Ev::End(id)),
+        Event::Timeout { id, .. } => record(Ev::Timeout(id)),
+        Event::Body { .. } => record(Ev::Other("body")),
+        Event::Dropped { .. } => record(Ev::Other("drop")),
+        Event::Upgrade { .. } => record(Ev::Other("upgrade")),
+        Event::ClientError { .. } => record(Ev::Other("clientError")),
+        Event::Reset { .. } => record(Ev::Other("reset")),
+        Event::Shutdown { .. } => record(Ev::Other("shutdown")),
+        Event::ServerDrained { .. } => record(Ev::Other("drained")),
+        Event::InternalError { .. } => record(Ev::Other("internalError")),
+    }
+    true
+}
+
+/// The bytes a recorded event shows (a request's URL, data's chunk).
+fn shown(b: &Batch, e: &Event) -> Vec<u8> {
+    match *e {
+        Event::Request { url, .. } => b.bytes_of(url).to_vec(),
+        Event::Data { chunk, .. } => b.bytes_of(chunk).to_vec(),
+        _ => Vec::new(),
+    }
+}
+
+/// The tick queue runs: what waits, in order (a throw drops the rest of its connection's).
+/// Recorded as "ticks" first, so a test sees which handlers ran from the queue.
+fn run_queued() {
+    let queued = JS.with(|j| std::mem::take(&mut j.borrow_mut().queued));
+    if !queued.is_empty() {
+        record(Ev::Other("ticks"));
+    }
+    let mut dropped = Vec::new();
+    for (e, bytes) in queued {
+        if e.conn().is_some_and(|id| dropped.contains(&id)) {
+            continue;
+        }
+        if !run(&e, &bytes) {
+            dropped.extend(e.conn());
+        }
+    }
+}
+
+/// The fake's scope: its end runs the tick queue.
+pub(super) struct FakeScope;
+
+impl Drop for FakeScope {
+    fn drop(&mut self) {
+        run_queued();
+        next_group();
+    }
+}
+
+impl Sink for TestSink {
+    type Scope = FakeScope;
+    fn scope(_id: Option<u64>) -> Option<FakeScope> {
+        next_group();
+        Some(FakeScope)
+    }
+    fn boundary(_scope: &mut FakeScope) -> bool {
+        run_queued();
+        next_group();
         TICKS_THROW.with(|t| t.replace(false))
     }
-    fn touched() -> bool {
-        false
-    }
-    fn connection(_sid: u32, id: u64) {
-        record(Ev::Connection(id));
-    }
-    fn drop(_sid: u32, _l: Option<std::net::SocketAddr>, _p: Option<std::net::SocketAddr>) {
-        record(Ev::Other("drop"));
-    }
-    fn request(req: &Request<'_>) -> bool {
-        record(Ev::Request {
-            id: req.id,
-            seq: req.seq,
-            url: req.url.to_vec(),
-            flags: req.flags,
-        });
-        if let Some(upgrade) = DECIDE.with(Cell::get) {
-            with(|r| r.decide_upgrade(req.id, upgrade));
+    fn deliver(_scope: &mut FakeScope, batch: &mut Batch) -> bool {
+        for e in &batch.events {
+            let bytes = shown(batch, e);
+            let (group, ran_in, waiting) = JS.with(|j| {
+                let j = j.borrow();
+                (j.group, j.ran_in, !j.queued.is_empty())
+            });
+            if (!queueable(e) || ran_in == Some(group)) && !waiting {
+                JS.with(|j| j.borrow_mut().ran_in = Some(group));
+                if !run(e, &bytes) {
+                    // The throw reached node's uncaught path: JS stops here.
+                    break;
+                }
+            } else {
+                JS.with(|j| j.borrow_mut().queued.push((e.clone(), bytes)));
+            }
         }
-        false
+        batch.clear();
+        JS.with(|j| !j.borrow().queued.is_empty())
     }
-    fn body(_id: u64, _seq: u32, _chunk: &[u8], _at: u32, _queue: bool) -> bool {
-        false
-    }
-    fn body_end(id: u64, seq: u32, _trailers: Option<&[u8]>) {
-        record(Ev::BodyEnd(id, seq));
-    }
-    fn upgrade(_id: u64, _seq: u32, _head: Option<&[u8]>) {
-        record(Ev::Other("upgrade"));
-    }
-    fn data(id: u64, chunk: &[u8]) {
-        record(Ev::Data(id, chunk.to_vec()));
-    }
-    fn client_error(_e: &ClientError<'_>, _queue: bool) {
-        record(Ev::Other("clientError"));
-    }
-    fn drain(id: u64) {
-        record(Ev::Drain(id));
-    }
-    fn close(id: u64, errno: i32) {
-        record(Ev::Close(id, errno));
-    }
-    fn reset(_sid: u32, _id: u64, _errno: i32) {
-        record(Ev::Other("reset"));
-    }
-    fn end(id: u64) {
-        record(Ev::End(id));
-    }
-    fn shutdown(_id: u64) {
-        record(Ev::Other("shutdown"));
-    }
-    fn timeout(id: u64, _sid: u32) {
-        record(Ev::Timeout(id));
-    }
-    fn server_drained(_sid: u32) {
-        record(Ev::Other("drained"));
-    }
-    fn internal_error(_sid: Option<u32>, _message: &str) {
-        record(Ev::Other("internalError"));
+    fn emit(batch: &mut Batch) {
+        for e in &batch.events {
+            next_group();
+            run(e, &shown(batch, e));
+        }
+        batch.clear();
     }
     fn released(id: u64) {
         record(Ev::Released(id));
@@ -495,4 +587,82 @@ fn a_throw_in_the_ticks_after_a_body_fails_the_parser_as_on_body_does() {
         events().contains(&Ev::Other("clientError"))
     });
     assert_eq!(requests(&events()), 1);
+}
+
+/// What JS ran, in order, as short strings ("ticks": the tick queue ran what follows).
+fn ran() -> Vec<String> {
+    events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Ev::Request { url, .. } => Some(format!("request {}", String::from_utf8_lossy(&url))),
+            Ev::BodyEnd(..) => Some("body end".into()),
+            Ev::Other(what) => Some(what.into()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn requests_of_one_read_wait_in_the_queue_until_the_read_ends() {
+    let h = Harness::new(0, 5000);
+    let mut c = h.connect();
+    c.write_all(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    h.until("both requests", || ran().len() >= 3);
+    assert_eq!(ran(), ["ticks", "request /a", "request /b"]);
+}
+
+#[test]
+fn queued_requests_run_before_an_upgrade_the_next_bytes_wait_for() {
+    let h = Harness::new(S_HAS_UPGRADE | S_UPGRADE_CALLBACK, 5000);
+    DECIDE.with(|d| d.set(Some(false)));
+    let mut c = h.connect();
+    c.write_all(
+        b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n\
+          GET /ws HTTP/1.1\r\nHost: x\r\nConnection: upgrade\r\nUpgrade: x\r\n\r\n",
+    )
+    .unwrap();
+    h.until("both requests", || ran().len() >= 3);
+    // /a waited in the queue; a boundary ran it before /ws, which runs now.
+    assert_eq!(ran(), ["ticks", "request /a", "request /ws"]);
+}
+
+#[test]
+fn a_throwing_handler_fails_the_parser_and_drops_what_followed() {
+    let h = Harness::new(0, 5000);
+    THROW_ON.with(|t| *t.borrow_mut() = Some(b"/a".to_vec()));
+    let mut c = h.connect();
+    c.write_all(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    h.until("the first request", || {
+        ran().contains(&"request /a".to_string())
+    });
+    for _ in 0..3 {
+        h.turn();
+    }
+    assert_eq!(ran(), ["ticks", "request /a"], "/b is never emitted");
+    let failed = |id| with(|r| r.conn(id).map(|c| c.http.is_failed())).flatten();
+    let (id, _, _) = h.request(0);
+    assert_eq!(failed(id), Some(true));
+    // The next read meets the failed parser (node's HPE_CB_HEADERS_COMPLETE).
+    c.write_all(GET).unwrap();
+    h.until("the parse error", || {
+        ran().contains(&"clientError".to_string())
+    });
+}
+
+#[test]
+fn a_body_that_came_with_its_head_is_a_boundary_and_what_ran_now_keeps_its_group_running_now() {
+    let h = Harness::new(0, 5000);
+    let mut c = h.connect();
+    c.write_all(
+        b"POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi\
+          GET /b HTTP/1.1\r\nHost: x\r\n\r\n",
+    )
+    .unwrap();
+    h.until("both requests", || ran().len() >= 4);
+    // The head (and its body) waited; llhttp's on_body is a boundary, so the tick queue ran
+    // them before the body's end, which runs now (node's on_message_complete); /b, in the
+    // group where JS ran something now, runs now too (no "ticks" before it).
+    assert_eq!(ran(), ["ticks", "request /a", "body end", "request /b"]);
 }

@@ -2,9 +2,11 @@
 //! keep-alive) and node:http's periodic headers/request timeout sweep.
 
 use super::batch::{batch, guarded};
+use super::delivery::Group;
+use super::events::Event;
 use super::secure;
 use super::server::S_HAS_TIMEOUT;
-use super::sink::{ClientError, Sink};
+use super::sink::Sink;
 use super::state::*;
 
 impl Reactor {
@@ -146,8 +148,8 @@ fn fire_timeout<S: Sink>(id: u64) {
     })
     .flatten();
     if let Some(sid) = to_js {
-        let _scope = S::scope(Some(id));
-        S::timeout(id, sid);
+        let mut g = Group::<S>::open(Some(id));
+        g.batch.push(Event::Timeout { id, sid });
     }
 }
 
@@ -181,17 +183,14 @@ fn check_server<S: Sink>(sid: u32) {
     .flatten();
     for id in expired.unwrap_or_default() {
         with(|r| r.conn(id).map(|c| c.http.timed_out()));
-        let _scope = S::scope(Some(id));
-        S::client_error(
-            &ClientError {
-                sid,
-                id,
-                code: "ERR_HTTP_REQUEST_TIMEOUT",
-                reason: "Request timeout",
-                packet: None,
-                at: 0,
-            },
-            true,
-        );
+        let mut g = Group::<S>::open(Some(id));
+        g.batch.push(Event::ClientError {
+            sid,
+            id,
+            code: "ERR_HTTP_REQUEST_TIMEOUT",
+            reason: "Request timeout",
+            packet: None,
+            at: 0,
+        });
     }
 }

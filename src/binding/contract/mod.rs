@@ -18,8 +18,34 @@ use super::napi::{self, Args, Env, Value};
 pub use values::{FromJs, Misfit, ToJs};
 
 /// A declared argument, object field or callback argument: its Rust name (JS sees it in
-/// camelCase) and its TypeScript type.
-pub type Field = (&'static str, fn() -> String, bool);
+/// camelCase), its TypeScript type, whether it may be absent (object fields), and whether an
+/// event carries it as a number (the rest are JS values).
+pub struct Field {
+    pub name: &'static str,
+    pub ts: fn() -> String,
+    pub optional: bool,
+    pub numeric: bool,
+}
+
+/// The declaration of a field JS passes.
+pub const fn from_js<T: FromJs>(name: &'static str) -> Field {
+    Field {
+        name,
+        ts: T::ts,
+        optional: T::OPTIONAL,
+        numeric: false,
+    }
+}
+
+/// The declaration of a field the addon passes.
+pub const fn to_js<T: ToJs>(name: &'static str) -> Field {
+    Field {
+        name,
+        ts: T::ts,
+        optional: false,
+        numeric: T::NUMERIC,
+    }
+}
 
 /// An exported function: its Rust name, its arguments, what it returns (TypeScript), and the
 /// code (its arguments read first).
@@ -32,11 +58,13 @@ pub struct Export {
     pub counted: bool,
 }
 
-/// A callback JS registers with `init`: its Rust name, arguments and return type.
+/// A callback JS registers with `init`: its Rust name, arguments and return type, and
+/// whether it is an event (handed over in batches, `Encode`) or called directly (`Invoke`).
 pub struct Callback {
     pub name: &'static str,
     pub args: &'static [Field],
     pub ret: fn() -> String,
+    pub event: bool,
 }
 
 /// A named TypeScript type of the contract (objects both ways, tuples).
@@ -97,8 +125,7 @@ macro_rules! exports {
             $(#[cfg($cfg)])?
             impl<'a> $args<'a> {
                 pub const ARGS: &'static [$crate::binding::contract::Field] = &[
-                    $((stringify!($field), <$fty as $crate::binding::contract::FromJs>::ts,
-                       <$fty as $crate::binding::contract::FromJs>::OPTIONAL),)*
+                    $($crate::binding::contract::from_js::<$fty>(stringify!($field)),)*
                 ];
 
                 #[allow(unused_assignments, unused_mut, unused_variables)]
@@ -154,8 +181,7 @@ macro_rules! js_object {
 
         impl $name {
             pub const FIELDS: &'static [$crate::binding::contract::Field] = &[
-                $((stringify!($field), <$fty as $crate::binding::contract::FromJs>::ts,
-                   <$fty as $crate::binding::contract::FromJs>::OPTIONAL),)*
+                $($crate::binding::contract::from_js::<$fty>(stringify!($field)),)*
             ];
         }
 
@@ -172,7 +198,7 @@ macro_rules! js_object {
                 let obj = values::JsObject::from_js(env, v)
                     .map_err(|_| Misfit::wrong::<$name>(env, v))?.0;
                 for key in values::own_keys(env, obj) {
-                    if !Self::FIELDS.iter().any(|(f, _, _)| camel(f) == key) {
+                    if !Self::FIELDS.iter().any(|f| camel(f.name) == key) {
                         return Err(Misfit {
                             path: format!(".{key}"),
                             what: values::Why::Unknown { of: stringify!($name) },
@@ -204,7 +230,7 @@ macro_rules! js_record {
 
         impl<'a> $name<'a> {
             pub const FIELDS: &'static [$crate::binding::contract::Field] = &[
-                $((stringify!($field), <$fty as $crate::binding::contract::ToJs>::ts, false),)*
+                $($crate::binding::contract::to_js::<$fty>(stringify!($field)),)*
             ];
 
             /// Its TypeScript type, from the fields.
@@ -237,8 +263,13 @@ pub(crate) use js_record;
 pub fn record_ts(fields: &[Field]) -> String {
     let parts: Vec<String> = fields
         .iter()
-        .map(|(n, ts, optional)| {
-            format!("{}{}: {}", camel(n), if *optional { "?" } else { "" }, ts())
+        .map(|f| {
+            format!(
+                "{}{}: {}",
+                camel(f.name),
+                if f.optional { "?" } else { "" },
+                (f.ts)()
+            )
         })
         .collect();
     format!("{{ {} }}", parts.join("; "))
@@ -251,13 +282,14 @@ macro_rules! count {
 }
 pub(crate) use count;
 
-/// Declares the callbacks JS registers with `init`:
-/// `Name => on_name { field: Type, ... } -> ReturnType;`. Makes `Cb` (their order), a struct
-/// per callback that builds its arguments, and `CALLBACKS`.
+/// Declares the callbacks JS registers with `init`, each
+/// `event Name => on_name { field: Type, ... } -> ();` (handed over in batches: `Encode`) or
+/// `direct Name => on_name { ... } -> Return;` (called on its own: `Invoke`). Makes `Cb`
+/// (their order), a struct per callback, and `CALLBACKS`.
 macro_rules! callbacks {
     ($(
         $(#[doc = $doc:literal])*
-        $cb:ident $(<$lt:lifetime>)? => $name:ident { $($field:ident : $fty:ty),* $(,)? }
+        $how:ident $cb:ident $(<$lt:lifetime>)? => $name:ident { $($field:ident : $fty:ty),* $(,)? }
             -> $ret:ty;
     )*) => {
         /// The callbacks, in `CALLBACKS`'s order.
@@ -276,21 +308,11 @@ macro_rules! callbacks {
 
                 impl $(<$lt>)? $cb $(<$lt>)? {
                     pub const ARGS: &'static [$crate::binding::contract::Field] = &[
-                        $((stringify!($field), <$fty as $crate::binding::contract::ToJs>::ts,
-                           false),)*
+                        $($crate::binding::contract::to_js::<$fty>(stringify!($field)),)*
                     ];
                 }
 
-                impl $(<$lt>)? $crate::binding::contract::Invoke for $cb $(<$lt>)? {
-                    const INDEX: usize = super::Cb::$cb as usize;
-                    type Values =
-                        [$crate::binding::napi::Value; $crate::binding::contract::count!($($field)*)];
-
-                    #[allow(unused_variables)]
-                    fn values(&self, env: $crate::binding::napi::Env) -> Self::Values {
-                        [$($crate::binding::contract::ToJs::to_js(&self.$field, env)),*]
-                    }
-                }
+                $crate::binding::contract::callbacks!(@$how $cb $(<$lt>)? { $($field : $fty),* });
             )*
         }
 
@@ -300,18 +322,57 @@ macro_rules! callbacks {
                 name: stringify!($name),
                 args: cb::$cb::ARGS,
                 ret: <$ret as $crate::binding::contract::Returns>::ts,
+                event: $crate::binding::contract::callbacks!(@is_event $how),
             },
         )*];
+    };
+    (@is_event event) => { true };
+    (@is_event direct) => { false };
+    (@event $cb:ident $(<$lt:lifetime>)? { $($field:ident : $fty:ty),* }) => {
+        impl $(<$lt>)? $crate::binding::contract::Encode for $cb $(<$lt>)? {
+            const INDEX: usize = super::Cb::$cb as usize;
+
+            #[allow(unused_variables)]
+            fn encode(
+                &self,
+                env: $crate::binding::napi::Env,
+                nums: &mut Vec<f64>,
+                vals: &mut Vec<$crate::binding::napi::Value>,
+            ) {
+                nums.push(Self::INDEX as f64);
+                $($crate::binding::contract::ToJs::add_to(&self.$field, env, nums, vals);)*
+            }
+        }
+    };
+    (@direct $cb:ident $(<$lt:lifetime>)? { $($field:ident : $fty:ty),* }) => {
+        impl $(<$lt>)? $crate::binding::contract::Invoke for $cb $(<$lt>)? {
+            const INDEX: usize = super::Cb::$cb as usize;
+            type Values =
+                [$crate::binding::napi::Value; $crate::binding::contract::count!($($field)*)];
+
+            #[allow(unused_variables)]
+            fn values(&self, env: $crate::binding::napi::Env) -> Self::Values {
+                [$($crate::binding::contract::ToJs::to_js(&self.$field, env)),*]
+            }
+        }
     };
 }
 pub(crate) use callbacks;
 
-/// One callback's arguments, as the call passes them.
+/// A directly called callback's arguments, as the call passes them.
 pub trait Invoke {
     /// The callback's place in `CALLBACKS`.
     const INDEX: usize;
     type Values: AsRef<[Value]>;
     fn values(&self, env: Env) -> Self::Values;
+}
+
+/// An event's fields as a batch carries them: its kind (its place in `CALLBACKS`) and its
+/// numeric fields in `nums`, its other fields as JS values in `vals`, in declaration order
+/// (lib/internal/events.js reads them back the same way).
+pub trait Encode {
+    const INDEX: usize;
+    fn encode(&self, env: Env, nums: &mut Vec<f64>, vals: &mut Vec<Value>);
 }
 
 /// What a callback returns, as TypeScript.
@@ -339,13 +400,14 @@ pub(crate) use constants;
 fn fields_value(env: Env, fields: &[Field]) -> Value {
     let rows: Vec<Value> = fields
         .iter()
-        .map(|(name, ts, optional)| {
+        .map(|f| {
             napi::array(
                 env,
                 &[
-                    napi::utf8(env, &camel(name)),
-                    napi::utf8(env, &ts()),
-                    napi::boolean(env, *optional),
+                    napi::utf8(env, &camel(f.name)),
+                    napi::utf8(env, &(f.ts)()),
+                    napi::boolean(env, f.optional),
+                    napi::boolean(env, f.numeric),
                 ],
             )
         })
@@ -365,7 +427,8 @@ fn row(env: Env, name: &str, fields: &[Field], ret: &str) -> Value {
 }
 
 /// The declarations as JS data: `{ exports, callbacks, objects, types, constants }`; each
-/// row `[name, [[field, type, optional], ...], type]`.
+/// row `[name, [[field, type, optional, numeric], ...], type]` (a callback's row has a
+/// fourth element: whether it is an event).
 pub fn object(
     env: Env,
     exports: &[Export],
@@ -382,7 +445,12 @@ pub fn object(
     napi::set_named(env, obj, "exports", napi::array(env, &rows));
     let rows: Vec<Value> = callbacks
         .iter()
-        .map(|c| row(env, c.name, c.args, &(c.ret)()))
+        .map(|c| {
+            let r = row(env, c.name, c.args, &(c.ret)());
+            // SAFETY: `r` is the array `row` just made; index 3 extends it.
+            unsafe { ::napi::sys::napi_set_element(env, r, 3, napi::boolean(env, c.event)) };
+            r
+        })
         .collect();
     napi::set_named(env, obj, "callbacks", napi::array(env, &rows));
     let rows: Vec<Value> = objects

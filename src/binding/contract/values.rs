@@ -95,6 +95,19 @@ pub trait FromJs: Sized {
 pub trait ToJs {
     fn ts() -> String;
     fn to_js(&self, env: Env) -> Value;
+    /// Whether a batch carries it as a number (`number`), not as a JS value.
+    const NUMERIC: bool = false;
+    fn number(&self) -> f64 {
+        0.0
+    }
+    /// Adds it to an event's numbers or values.
+    fn add_to(&self, env: Env, nums: &mut Vec<f64>, vals: &mut Vec<Value>) {
+        if Self::NUMERIC {
+            nums.push(self.number());
+        } else {
+            vals.push(self.to_js(env));
+        }
+    }
 }
 
 fn number(env: Env, v: Option<Value>) -> Option<f64> {
@@ -149,6 +162,10 @@ impl FromJs for Id {
 }
 
 impl ToJs for Id {
+    const NUMERIC: bool = true;
+    fn number(&self) -> f64 {
+        self.0 as f64
+    }
     fn ts() -> String {
         "number".into()
     }
@@ -377,6 +394,10 @@ pub fn own_keys(env: Env, obj: Value) -> Vec<String> {
 }
 
 impl ToJs for u32 {
+    const NUMERIC: bool = true;
+    fn number(&self) -> f64 {
+        f64::from(*self)
+    }
     fn ts() -> String {
         "number".into()
     }
@@ -386,6 +407,10 @@ impl ToJs for u32 {
 }
 
 impl ToJs for i32 {
+    const NUMERIC: bool = true;
+    fn number(&self) -> f64 {
+        f64::from(*self)
+    }
     fn ts() -> String {
         "number".into()
     }
@@ -395,6 +420,10 @@ impl ToJs for i32 {
 }
 
 impl ToJs for f64 {
+    const NUMERIC: bool = true;
+    fn number(&self) -> f64 {
+        *self
+    }
     fn ts() -> String {
         "number".into()
     }
@@ -404,6 +433,10 @@ impl ToJs for f64 {
 }
 
 impl ToJs for bool {
+    const NUMERIC: bool = true;
+    fn number(&self) -> f64 {
+        f64::from(u8::from(*self))
+    }
     fn ts() -> String {
         "boolean".into()
     }
@@ -480,5 +513,56 @@ impl<T: ToJs> ToJs for OrFalse<T> {
             Some(v) => v.to_js(env),
             None => napi::boolean(env, false),
         }
+    }
+}
+
+/// A Float64Array JS shares with the addon: its memory, written by the addon between calls
+/// into JS, and the array itself (to hold it).
+#[derive(Clone, Copy)]
+pub struct SharedF64 {
+    pub value: Value,
+    pub data: *mut f64,
+    pub len: usize,
+}
+
+impl FromJs for SharedF64 {
+    fn ts() -> String {
+        "Float64Array".into()
+    }
+    fn from_js(env: Env, v: Option<Value>) -> Result<SharedF64, Misfit> {
+        let wrong = || Misfit::wrong::<SharedF64>(env, v);
+        let v = v.ok_or_else(wrong)?;
+        let mut is_ta = false;
+        // SAFETY: v is a live value of the current call.
+        unsafe { sys::napi_is_typedarray(env, v, &mut is_ta) };
+        if !is_ta {
+            return Err(wrong());
+        }
+        let mut kind = 0;
+        let mut len = 0usize;
+        let mut data: *mut std::ffi::c_void = ptr::null_mut();
+        let mut buffer = ptr::null_mut();
+        let mut offset = 0usize;
+        // SAFETY: v is a TypedArray; Node gives its element type, length and memory (moved off
+        // the V8 heap if it was on it, so the pointer stays valid while the array lives).
+        unsafe {
+            sys::napi_get_typedarray_info(
+                env,
+                v,
+                &mut kind,
+                &mut len,
+                &mut data,
+                &mut buffer,
+                &mut offset,
+            )
+        };
+        if kind != sys::TypedarrayType::float64_array || data.is_null() || len == 0 {
+            return Err(wrong());
+        }
+        Ok(SharedF64 {
+            value: v,
+            data: data as *mut f64,
+            len,
+        })
     }
 }
