@@ -1,8 +1,9 @@
 'use strict';
 // The layering the design rests on, read from the sources: src/'s layers import only down
 // (binding → reactor → conn → proto / net) and no file imports itself around a circle; the
-// reactor names no TLS type outside its TLS room (reactor/secure*, issue #31); the TLS
-// session holds no socket; lib/'s requires make no circle.
+// reactor names no TLS type outside its TLS room (reactor/secure*, issue #31); only the
+// readiness driver reads and writes sockets; the TLS session holds no socket; lib/'s
+// requires make no circle.
 const { test } = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
@@ -136,6 +137,17 @@ test('src/reactor names TLS types only in its TLS room', () => {
     .filter((f) => f.mod[0] === 'reactor' && !room.test(name(f)))
     .filter((f) => tls.test(f.code))
     .map((f) => `${name(f)}: ${f.code.match(tls)[0]}`);
+  assert.deepStrictEqual(named, []);
+});
+
+test('only the readiness driver reads and writes sockets in the reactor', () => {
+  // transport:: is one step of reading or writing a socket (or a TLS session over one);
+  // accept() takes a connection from a listener.
+  const io = /\btransport::|\.accept\(\)|\bshutdown_write\b/;
+  const named = rustFiles()
+    .filter((f) => f.mod[0] === 'reactor' && name(f) !== 'src/reactor/readiness.rs')
+    .filter((f) => io.test(f.code))
+    .map((f) => `${name(f)}: ${f.code.match(io)[0]}`);
   assert.deepStrictEqual(named, []);
 });
 

@@ -5,8 +5,8 @@
 //! own, as net.Socket's handle would. Every callback is an `extern "C"` edge: nothing unwinds
 //! through it.
 
-use super::batch::{batch, run_poll, run_yielded};
 use super::event_loop::EventLoop;
+use super::readiness::{batch, run_poll, run_yielded};
 use super::sink::Sink;
 use super::state::{with, Reactor, REACTOR};
 use super::timers::run_timers;

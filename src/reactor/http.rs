@@ -1,12 +1,12 @@
-//! Bytes read from a connection, through its HTTP/1 state machine, to the sink: what a read
-//! parses becomes a batch of events (`super::events`), handed over at each boundary node's
-//! parser has (after a body piece), before a request whose answer the next bytes wait for
-//! (an upgrade), and at the read's end.
+//! A connection's input, through its HTTP/1 state machine, to the sink. The readiness driver
+//! (or any other) calls the entry points: bytes arrived (`input`), the end of the input
+//! (`input_ended`), and `before_read` between reads. What they parse becomes a batch of
+//! events (`super::events`), handed over at each boundary node's parser has (after a body
+//! piece), before a request whose answer the next bytes wait for (an upgrade), and at the
+//! group's end.
 
 use super::delivery::Group;
 use super::events::Event;
-use super::io::ReadStep;
-use super::secure;
 use super::server::{
     S_HALF_OPEN, S_HAS_CONNECT, S_HAS_UPGRADE, S_UPGRADE_BODY, S_UPGRADE_CALLBACK,
 };
@@ -22,25 +22,6 @@ const CB_HEADERS_COMPLETE: ParseError =
 
 /// A body callback threw (node sets llhttp's HPE_USER with this code and reason).
 const JS_EXCEPTION: ParseError = ParseError::new("HPE_JS_EXCEPTION", "JS Exception");
-
-/// Reads what the socket has (the registration is edge-triggered), parsing as it goes, all
-/// inside one sink scope: JS runs its ticks once at the end, as after one node:http read.
-///
-/// A read shorter than the buffer emptied the receive queue, and data or a FIN arriving
-/// after this readiness event was reported raises a new edge, so reading stops there
-/// instead of paying a second recv for EAGAIN (one recv per request instead of two). With
-/// `drain` (the event already reported the peer's FIN or an error, or nothing says the
-/// queue was seen empty: a yielded or resumed read) it reads until the socket would block.
-pub fn read_conn<S: Sink>(id: u64, drain: bool) {
-    let mut group = Group::<S>::open(Some(id));
-    read_loop::<S>(id, drain, &mut group);
-    // Output goes at the batch's end. A process that dies before (a throw, a rejection,
-    // process.exit()) sends it from the uncaught-exception path and the exit hook, as
-    // node:http has sent it (test/liveness.test.js). Flushing here, before the read's ticks,
-    // cost 15-20 % of a request's CPU at 64 connections: the client is woken per response
-    // instead of once per batch (A/B medians, json 17.7 vs 14.6 µs/req).
-    drop(group);
-}
 
 /// A boundary: ends the group's calls so far (JS runs its tick queue, then its ticks and
 /// promise jobs). Returns true when the connection's parser failed meanwhile: a handler
@@ -92,100 +73,45 @@ impl Reactor {
     }
 }
 
-fn read_loop<S: Sink>(id: u64, drain: bool, g: &mut Group<S>) {
-    process_buffered::<S>(id, g);
-    for _ in 0..READS_PER_EVENT {
-        // Queued handlers run before the next read, as node runs one read's before it reads
-        // again: the responses they write can throttle the parser, and what JS holds at once
-        // is one read's requests.
-        g.deliver();
-        if g.waiting() {
-            boundary::<S>(g, id, None);
-        }
-        let step = with(|r| r.read_once(id)).unwrap_or(ReadStep::Stop);
-        let short = match step {
-            ReadStep::Scratch(_, n) | ReadStep::Buffered(n) => n < SCRATCH,
-            _ => false,
-        };
-        match step {
-            ReadStep::Scratch(buf, n) => {
-                with(|r| r.touch(id));
-                let tapping = is_tapping(id);
-                let used = process::<S>(id, &buf[..n], g);
-                if tapping {
-                    let chunk = g.batch.span(&buf[..n]);
-                    g.batch.push(Event::Data { id, chunk });
-                }
-                with(|r| {
-                    if let Some(c) = r.conn(id) {
-                        if used < n {
-                            c.http.rbuf.extend_from_slice(&buf[used..n]);
-                            c.http.compact_input();
-                        }
-                    }
-                    r.give_back_scratch(buf);
-                });
-            }
-            ReadStep::Buffered(n) => {
-                with(|r| r.touch(id));
-                let tapped = with(|r| {
-                    r.conn(id)
-                        .filter(|c| c.has(C_TAP) && !c.http.is_upgraded())
-                        .map(|c| c.http.rbuf[c.http.rbuf.len() - n..].to_vec())
-                })
-                .flatten();
-                process_buffered::<S>(id, g);
-                if let Some(bytes) = tapped {
-                    let chunk = g.batch.span(&bytes);
-                    g.batch.push(Event::Data { id, chunk });
-                }
-            }
-            ReadStep::Again => {}
-            ReadStep::Secure => {
-                // What the read gathered goes first: the TLS room calls JS itself.
-                g.deliver();
-                if !secure::on_event::<S>(id) {
-                    return;
-                }
-            }
-            ReadStep::Eof => {
-                on_eof::<S>(id, g);
-                return;
-            }
-            ReadStep::Error(e) => {
-                with(|r| r.close_conn(id, e));
-                return;
-            }
-            ReadStep::Stop => return,
-        }
-        if short && hup_eof(id) {
-            on_eof::<S>(id, g);
-            return;
-        }
-        if short && !drain {
-            return;
-        }
+/// Between two reads of one group: what JS queued runs first, as node runs one read's
+/// handlers before it reads again (the responses they write can throttle the parser, and
+/// what JS holds at once is one read's requests).
+pub(super) fn before_read<S: Sink>(g: &mut Group<S>, id: u64) {
+    g.deliver();
+    if g.waiting() {
+        boundary::<S>(g, id, None);
     }
-    // Still readable after READS_PER_EVENT reads: yield to the rest of the event loop
-    // (timers, other I/O) and continue on its next turn.
-    with(|r| {
-        if let Some(c) = r.conn(id) {
-            c.flags |= C_READ_PENDING;
-        }
-        r.yielded.push(id);
-        r.handles.start_idle();
-    });
 }
 
-/// libuv's uv__stream_io: after a short read on a hung-up socket that is still being read,
-/// the input has ended (the pending error, a reset, is never read).
-fn hup_eof(id: u64) -> bool {
-    with(|r| {
-        r.conn(id).is_some_and(|c| {
-            c.has(C_HUP) && !c.has(C_READ_PAUSED) && !c.http.throttled && !c.http.peer_eof
-        })
+/// Bytes arrived for connection `id` (plaintext): parsed at once, or after what its buffer
+/// keeps (a partial message, injected bytes, input that waited while output was
+/// throttled); what is not used yet stays buffered.
+pub(super) fn input<S: Sink>(g: &mut Group<S>, id: u64, bytes: &[u8]) {
+    let buffered = with(|r| {
+        r.touch(id);
+        r.conn(id).map(|c| !c.http.rbuf.is_empty())
     })
-    .unwrap_or(false)
+    .flatten();
+    let Some(buffered) = buffered else { return };
+    let tapping = is_tapping(id);
+    if buffered {
+        with(|r| r.conn(id).map(|c| c.http.rbuf.extend_from_slice(bytes)));
+        input_buffered(g, id);
+    } else {
+        let used = process::<S>(id, bytes, g);
+        with(|r| {
+            if let Some(c) = r.conn(id) {
+                if used < bytes.len() {
+                    c.http.rbuf.extend_from_slice(&bytes[used..]);
+                    c.http.compact_input();
+                }
+            }
+        });
+    }
+    if tapping {
+        let chunk = g.batch.span(bytes);
+        g.batch.push(Event::Data { id, chunk });
+    }
 }
 
 fn is_tapping(id: u64) -> bool {
@@ -196,7 +122,7 @@ fn is_tapping(id: u64) -> bool {
 
 /// Parses input kept in the connection's buffer (a partial message, injected bytes, or
 /// input that waited while output was throttled).
-fn process_buffered<S: Sink>(id: u64, g: &mut Group<S>) {
+pub(super) fn input_buffered<S: Sink>(g: &mut Group<S>, id: u64) {
     let Some(input) = with(|r| r.conn(id).map(|c| std::mem::take(&mut c.http.rbuf))).flatten()
     else {
         return;
@@ -386,7 +312,8 @@ fn client_error<S: Sink>(
     });
 }
 
-fn on_eof<S: Sink>(id: u64, g: &mut Group<S>) {
+/// The end of connection `id`'s input (the peer's FIN, or its TLS close_notify).
+pub(super) fn input_ended<S: Sink>(g: &mut Group<S>, id: u64) {
     let state = with(|r| {
         let c = r.conn(id)?;
         let sid = c.server;

@@ -1,16 +1,20 @@
 //! The reactor: one mio::Poll per JS thread, driven from Node's own libuv loop (`driver`).
 //! It owns the sockets, the connections' state machines (`crate::conn`), the timers and the
-//! output batching, and tells its embedder what happened through `sink::Sink`; it knows
-//! nothing of N-API.
+//! output batching, and tells its embedder what happened as batches of events (`events`,
+//! `delivery`, `sink::Sink`); it knows nothing of N-API and decides nothing about JS
+//! scheduling.
 //!
 //! Rooms: `state` (the Reactor itself and what every room shares), `commands` (what JS asks
 //! of a connection or a server: the embedder's only way to change their state), `slots`
-//! (connection ids), `io` (accept, read, write, close, by `net::readiness`'s rules), `secure`
+//! (connection ids), `readiness` (the driver: the only code that reads and writes sockets,
+//! by epoll readiness's rules, and calls the rooms' entry points: bytes arrived, end of
+//! input, bytes written, errors), `io` (a connection's life: admitted, its output's
+//! progress, its end), `http` (input through the HTTP/1 state machine to events), `secure`
 //! (the TLS room: what a session reports and what JS answers it; `secure_setup` the context
-//! and session a new connection gets), `http` (bytes through the HTTP/1 state machine to the
-//! sink), `batch` (corking, deferred events), `timers`, `event_loop` (what the reactor needs
-//! of the loop it runs in), `driver` (that loop from libuv's handles and callbacks, `uv` its
-//! FFI), `server` (settings, listener).
+//! and session a new connection gets), `events` and `delivery` (what JS is told, in groups),
+//! `batch` (the panic guard and a batch's end), `timers`, `event_loop` (what the reactor
+//! needs of the loop it runs in), `driver` (that loop from libuv's handles and callbacks,
+//! `uv` its FFI), `server` (settings, listener).
 
 pub mod batch;
 pub mod commands;
@@ -20,6 +24,7 @@ pub mod event_loop;
 pub mod events;
 pub mod http;
 pub mod io;
+pub mod readiness;
 pub mod secure;
 pub mod secure_setup;
 pub mod server;

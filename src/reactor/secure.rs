@@ -2,7 +2,7 @@
 //! becomes the embedder's events here (node's 'keylog', SNICallback / ALPNCallback,
 //! 'secureConnection', 'tlsClientError'), and what JS answers or asks of a session comes in
 //! here. No other room names a TLS type: they see a read that has an event for this room
-//! (`net::readiness::Got::Event`) and call `on_event`.
+//! (`net::transport::Got::Event`) and call `on_event`.
 
 use super::secure_setup::{protocol, Context, Protocol};
 use super::state::{with, Deferred, Reactor};

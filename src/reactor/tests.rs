@@ -2,10 +2,10 @@
 //! loopback sockets, a fake event loop (`TestLoop`: a clock the test moves) and a fake sink
 //! that records what JS would hear.
 
-use super::batch::{batch, run_poll};
 use super::commands::Respond;
 use super::event_loop::EventLoop;
 use super::events::{Batch, Event};
+use super::readiness::{batch, run_poll};
 use super::server::{ServerCfg, S_HAS_UPGRADE, S_UPGRADE_CALLBACK};
 use super::sink::Sink;
 use super::state::*;

@@ -1,9 +1,10 @@
 //! Timers: a heap of deadlines behind one uv_timer_t, for idle timeouts (socket.setTimeout,
 //! keep-alive) and node:http's periodic headers/request timeout sweep.
 
-use super::batch::{batch, guarded};
+use super::batch::guarded;
 use super::delivery::Group;
 use super::events::Event;
+use super::readiness::batch;
 use super::secure;
 use super::server::S_HAS_TIMEOUT;
 use super::sink::Sink;

@@ -1,4 +1,4 @@
-//! The readiness rules over a pipe that blocks like a non-blocking socket, with a TLS
+//! One step of a transport over a pipe that blocks like a non-blocking socket, with a TLS
 //! session and an in-memory rustls client on its other end.
 
 use super::*;

@@ -1,12 +1,10 @@
-//! The readiness driver's I/O rules: how a connection's socket is read and written when the
-//! poll (mio's epoll, inside one uv_poll: `crate::reactor::driver`) says it is ready. The
-//! registration is edge-triggered, so a read goes on until the buffer is full or the socket
-//! would block, and a read shorter than asked means the socket is drained (one recv per
-//! request: the reactor reads again when the event said the peer closed); writes go until the
-//! socket would block. A TLS connection's session (`super::tls`, which does no I/O) is fed
-//! here: its ciphertext is read from the socket straight into rustls, and what it has to send
-//! (handshake messages, alerts, records) is written as the socket takes it. A
-//! completion-based driver would be a sibling of this module, feeding the same session.
+//! One step of reading or writing a connection's transport: its socket, or a TLS session over
+//! it. When to take a step (read until the socket would block, a short read means drained,
+//! write until it would block, wait for WRITABLE) is the reactor's readiness driver's rule
+//! (`crate::reactor::readiness`). A TLS connection's session (`super::tls`, which does no
+//! I/O) is fed here: its ciphertext is read from the socket straight into rustls until the
+//! caller's buffer is full or the socket would block, and what it has to send (handshake
+//! messages, alerts, records) is written as the socket takes it.
 
 use super::stream::Stream;
 use super::tls::{Next, TlsSession};
