@@ -128,7 +128,7 @@ pub fn context(id: Option<u64>) -> Option<(sys::napi_ref, sys::napi_async_contex
         Found::Make(env, factory) => (env, factory),
     };
     let id = id?;
-    let sid = crate::reactor::with(|r| r.conn(id).map(|c| c.server)).flatten();
+    let sid = crate::reactor::with(|r| r.server_of(id)).flatten();
     // JS runs here (the factory, and async_hooks' init hooks in napi_async_init): no borrow
     // of the context is held.
     let obj = new_resource(env, factory, sid, id);

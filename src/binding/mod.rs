@@ -144,7 +144,7 @@ unsafe extern "C" fn cleanup(_arg: *mut std::ffi::c_void) {
 
 // stats() -> [serversCreated, connectionsAccepted, requestsDispatched, tlsHandshakes]
 fn stats(a: crossings::Stats) -> Value {
-    let s = reactor::with(|r| r.stats).unwrap_or_default();
+    let s = reactor::with(|r| r.stats()).unwrap_or_default();
     napi::array(
         a.env,
         &[
@@ -160,7 +160,7 @@ fn stats(a: crossings::Stats) -> Value {
 // one-crossing-per-response test), write(2) calls (the write-coalescing tests) and read(2)
 // calls (one per request).
 fn counters(a: crossings::Counters) -> Value {
-    let c = reactor::with(|r| r.counters).unwrap_or_default();
+    let c = reactor::with(|r| r.counters()).unwrap_or_default();
     let to_js = sink::NATIVE_TO_JS.with(Cell::get);
     let to_native = JS_TO_NATIVE.with(Cell::get);
     napi::array(

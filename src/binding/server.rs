@@ -178,12 +178,7 @@ pub(super) fn adopt_connection(a: x::AdoptConnection) -> Value {
         Ok(s) => s,
         Err(e) => return napi::i32v(env, errno_of(&e)),
     };
-    match reactor::with(|r| {
-        r.now_ms();
-        r.admit(a.sid, stream)
-    })
-    .flatten()
-    {
+    match reactor::with(|r| r.adopt(a.sid, stream)).flatten() {
         Some(Admit::Accepted(id, tell)) => {
             napi::array(env, &[napi::f64v(env, id as f64), napi::boolean(env, tell)])
         }

@@ -40,6 +40,10 @@ const fn e(code: &'static str, reason: &'static str) -> ParseError {
 }
 
 // Request line.
+/// A request callback threw (llhttp's error when on_headers_complete returns -1).
+pub const CB_HEADERS_COMPLETE: ParseError = e("HPE_CB_HEADERS_COMPLETE", "User callback error");
+/// A body callback threw (node sets llhttp's HPE_USER with this code and reason).
+pub const JS_EXCEPTION: ParseError = e("HPE_JS_EXCEPTION", "JS Exception");
 pub const INVALID_METHOD: ParseError = e("HPE_INVALID_METHOD", "Invalid method encountered");
 pub const METHOD_SPACE: ParseError = e("HPE_INVALID_METHOD", "Expected space after method");
 pub const INVALID_URL: ParseError = e("HPE_INVALID_URL", "Invalid characters in url");

@@ -34,7 +34,7 @@ pub fn guarded<S: Sink, T>(id: Option<u64>, f: impl FnOnce() -> T) -> Option<T> 
 
 impl Reactor {
     /// Writes every connection written during the batch.
-    pub fn flush_dirty(&mut self) {
+    pub(super) fn flush_dirty(&mut self) {
         let dirty = std::mem::take(&mut self.dirty);
         for &id in &dirty {
             self.flush(id, false);
@@ -45,7 +45,7 @@ impl Reactor {
         }
     }
 
-    pub fn now_ms(&mut self) -> u64 {
+    pub(super) fn now_ms(&mut self) -> u64 {
         self.now = self.handles.now();
         self.now
     }

@@ -1,12 +1,18 @@
-//! What JS asks of a connection, as commands on the reactor: respond, write, flush (with
-//! drain wanted), finish, pause / resume, shut down, destroy, upgrade decided, discard a
-//! body, inject input, the idle timeout, socket options, tap / watch, and what JS reads
-//! (addresses, counters). The binding translates N-API values into these calls; every edit
-//! of a connection's state is made here or below.
+//! The command API: everything the embedder may ask of the reactor, the whole list (the TLS
+//! room's own commands are in `super::secure`, which alone names TLS types). Of a
+//! connection: respond, write, flush (with drain wanted), finish, pause / resume, shut down,
+//! destroy, upgrade decided, discard a body, inject input, a handler's throw, the idle
+//! timeout, socket options, tap / watch, and what JS reads (addresses, counters). Of a
+//! server: create, configure, listen, adopt a connection, close, free, ref, its
+//! connections. The binding translates N-API values into these calls; every edit of the
+//! reactor's state is made here or below, and its fields are its own.
 
+use super::io::{self, Admit};
+use super::server::{self, S_UPGRADE_BODY};
 use super::state::*;
-use super::{io, server};
 use crate::conn::{Pinned, Writing};
+use crate::net::{Listener, Stream};
+use crate::proto::errors::{CB_HEADERS_COMPLETE, JS_EXCEPTION};
 use crate::proto::response::{Auto, Response, R_DATE};
 
 /// A response's life (`Respond`), as JS says it: close the connection once it is written.
@@ -265,5 +271,154 @@ impl Reactor {
             self.start_server_checks(sid);
         }
         Some(cfg)
+    }
+
+    /// Input that did not come from the socket (socket.push in JS).
+    pub fn inject(&mut self, id: u64, bytes: &[u8]) {
+        let Some(c) = self.conn(id) else { return };
+        c.http.rbuf.extend_from_slice(bytes);
+        self.defer(Deferred::Resume(id));
+    }
+
+    /// JS dumped the request whose body is being read: drop the rest of it (`C_DISCARD_BODY`).
+    pub fn discard_body(&mut self, id: u64) {
+        if let Some(c) = self.conn(id) {
+            c.flags |= C_DISCARD_BODY;
+        }
+    }
+
+    /// JS decided whether the Upgrade request it was asked about upgrades the connection.
+    pub fn decide_upgrade(&mut self, id: u64, upgrade: bool) {
+        let Some(sid) = self.conn(id).map(|c| c.server) else {
+            return;
+        };
+        let body_first = self.server(sid).is_some_and(|s| s.has(S_UPGRADE_BODY));
+        if let Some(c) = self.conn(id) {
+            c.http.decide_upgrade(upgrade, body_first);
+        }
+    }
+
+    /// JS ended the socket: FIN once the output is written.
+    pub fn shutdown(&mut self, id: u64) {
+        let Some(c) = self.conn(id) else { return };
+        c.http.shutdown();
+        self.after_write(id);
+    }
+
+    /// Starts listening on `l`. Like libuv for node's listen, the socket joins the poll set
+    /// on the loop's next turn (`register_pending_listeners`, from the kick): a server closed
+    /// before then (listened on and closed in one go) never costs the registration, and
+    /// connections that arrive meanwhile wait in the backlog.
+    pub fn register_listener(&mut self, sid: u32, l: Listener) -> std::io::Result<()> {
+        let Some(s) = self.server(sid) else {
+            return Ok(());
+        };
+        s.listener = Some(l);
+        s.closed = false;
+        s.registered = false;
+        if s.refd {
+            self.add_ref(1);
+        }
+        server::register_later(sid);
+        self.handles.kick();
+        self.start_server_checks(sid);
+        Ok(())
+    }
+
+    /// Stops listening. Returns the number of connections still open.
+    pub fn close_listener(&mut self, sid: u32) -> u32 {
+        let Some(s) = self.server(sid) else { return 0 };
+        s.closed = true;
+        let had = s.listener.take();
+        let registered = std::mem::take(&mut s.registered);
+        let refd = s.refd;
+        let conns = s.conns;
+        if let Some(mut l) = had {
+            if registered {
+                let _ = self.poll.registry().deregister(&mut l);
+            }
+            if refd {
+                self.add_ref(-1);
+            }
+        }
+        conns
+    }
+
+    /// The JS server was garbage-collected.
+    pub fn free_server(&mut self, sid: u32) {
+        self.close_listener(sid);
+        if self.server(sid).map(|s| s.conns == 0) == Some(true) {
+            self.servers[sid as usize] = None;
+        }
+    }
+
+    pub fn set_server_ref(&mut self, sid: u32, on: bool) {
+        let Some(s) = self.server(sid) else { return };
+        if s.refd == on {
+            return;
+        }
+        s.refd = on;
+        let listening = s.listener.is_some();
+        if listening {
+            self.add_ref(if on { 1 } else { -1 });
+        }
+    }
+
+    pub fn set_conn_ref(&mut self, id: u64, on: bool) {
+        let Some(c) = self.conn(id) else { return };
+        if on {
+            c.flags |= C_REF
+        } else {
+            c.flags &= !C_REF
+        }
+        self.update_conn_ref(id);
+    }
+
+    /// Connection ids of a server, optionally only those between messages (`mid_message`).
+    pub fn server_conns(&self, sid: u32, idle_only: bool) -> Vec<u64> {
+        self.conns
+            .iter()
+            .filter(|(_, c)| c.server == sid && (!idle_only || !c.http.mid_message()))
+            .map(|(id, _)| id)
+            .collect()
+    }
+
+    /// A handler of an event JS was given threw: a request's (`body` false) or a body 'data'
+    /// listener's, whose event ended at `at` in the bytes being parsed. node's parser
+    /// callback failed, and llhttp fails every later read of the connection with that error.
+    pub fn handler_threw(&mut self, id: u64, at: u32, body: bool) {
+        let e = if body {
+            JS_EXCEPTION
+        } else {
+            CB_HEADERS_COMPLETE
+        };
+        if let Some(c) = self.conn(id) {
+            c.http.fail(e.at(at as usize));
+        }
+    }
+
+    /// A connection accepted elsewhere (a cluster primary's hand-off), as the driver's own.
+    pub fn adopt(&mut self, sid: u32, stream: Stream) -> Option<Admit> {
+        self.now_ms();
+        self.admit(sid, stream)
+    }
+
+    /// The server connection `id` belongs to.
+    pub fn server_of(&mut self, id: u64) -> Option<u32> {
+        self.conn(id).map(|c| c.server)
+    }
+
+    /// Writes what every connection has queued that the kernel takes at once: the process
+    /// is about to exit, and node:http had written ended responses already.
+    pub fn flush_all(&mut self) {
+        self.write_all_now();
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    pub fn counters(&self) -> Counters {
+        self.counters
     }
 }

@@ -16,13 +16,6 @@ use crate::conn::{Action, Eof, Limits, F_ASK_UPGRADE};
 use crate::proto::errors::{self, ParseError};
 use crate::proto::parse;
 
-/// A request callback threw (llhttp's error when on_headers_complete returns -1).
-const CB_HEADERS_COMPLETE: ParseError =
-    ParseError::new("HPE_CB_HEADERS_COMPLETE", "User callback error");
-
-/// A body callback threw (node sets llhttp's HPE_USER with this code and reason).
-const JS_EXCEPTION: ParseError = ParseError::new("HPE_JS_EXCEPTION", "JS Exception");
-
 /// A boundary: ends the group's calls so far (JS runs its tick queue, then its ticks and
 /// promise jobs). Returns true when the connection's parser failed meanwhile: a handler
 /// threw (JS said so), or the ticks after a body piece (`body_at`: its end in the bytes
@@ -55,22 +48,6 @@ fn failed(id: u64) -> bool {
     with(|r| r.conn(id).map(|c| c.http.is_failed()))
         .flatten()
         .unwrap_or(false)
-}
-
-impl Reactor {
-    /// A handler of an event JS was given threw: a request's (`body` false) or a body 'data'
-    /// listener's, whose event ended at `at` in the bytes being parsed. node's parser
-    /// callback failed, and llhttp fails every later read of the connection with that error.
-    pub fn handler_threw(&mut self, id: u64, at: u32, body: bool) {
-        let e = if body {
-            JS_EXCEPTION
-        } else {
-            CB_HEADERS_COMPLETE
-        };
-        if let Some(c) = self.conn(id) {
-            c.http.fail(e.at(at as usize));
-        }
-    }
 }
 
 /// Between two reads of one group: what JS queued runs first, as node runs one read's

@@ -28,7 +28,7 @@ pub type Addrs = (Option<std::net::SocketAddr>, Option<std::net::SocketAddr>);
 
 impl Reactor {
     /// Takes a new connection (accepted here, or handed over by JS).
-    pub fn admit(&mut self, sid: u32, mut stream: Stream) -> Option<Admit> {
+    pub(super) fn admit(&mut self, sid: u32, mut stream: Stream) -> Option<Admit> {
         let (flags, delay, timeout, max, conns, tls, handshake_timeout) = {
             let s = self.server(sid)?;
             (
@@ -103,7 +103,7 @@ impl Reactor {
     }
 
     /// The socket took `n` bytes of connection `id`'s output.
-    pub fn wrote(&mut self, id: u64, n: usize) {
+    pub(super) fn wrote(&mut self, id: u64, n: usize) {
         let now = self.now;
         if let Some(c) = self.conn(id) {
             c.bytes_written += n as u64;
@@ -115,7 +115,7 @@ impl Reactor {
 
     /// The socket would block with output left: it waits for a WRITABLE edge, and keeps the
     /// loop alive meanwhile, as a pending write request does.
-    pub fn output_blocked(&mut self, id: u64) {
+    pub(super) fn output_blocked(&mut self, id: u64) {
         if let Some(c) = self.conn(id) {
             c.flags |= C_WAIT_WRITABLE;
         }
@@ -125,7 +125,7 @@ impl Reactor {
     /// The socket took all of connection `id`'s output: its queue goes back, and what the
     /// connection does now (`Flushed`: a FIN first, then `output_finished`). None while output
     /// is left.
-    pub fn output_done(&mut self, id: u64) -> Option<Flushed> {
+    pub(super) fn output_done(&mut self, id: u64) -> Option<Flushed> {
         let c = self.conn(id)?;
         if !c.http.out.is_flushed() {
             return None;
@@ -137,7 +137,7 @@ impl Reactor {
 
     /// After a written-out queue (and its FIN): JS hears of the FIN, the connection closes,
     /// or whoever waited hears of it ('drain', reading resumes).
-    pub fn output_finished(&mut self, id: u64, after: Flushed) {
+    pub(super) fn output_finished(&mut self, id: u64, after: Flushed) {
         if after.tell_js {
             self.defer(Deferred::Shutdown(id));
         }

@@ -352,7 +352,7 @@ impl Reactor {
     ///
     /// # Safety
     /// `body` must stay valid and unmoved for as long as the value `keep()` returns lives.
-    pub unsafe fn write_direct(
+    pub(super) unsafe fn write_direct(
         &mut self,
         id: u64,
         seq: u32,
@@ -414,7 +414,7 @@ impl Reactor {
     /// the uncaught-exception path, the exit hook), only writes, and not the responses
     /// released in this batch (see `OutQueue::confirm`): what follows the output is decided
     /// when the batch ends.
-    pub fn flush(&mut self, id: u64, early: bool) {
+    pub(super) fn flush(&mut self, id: u64, early: bool) {
         let Some(c) = self.conns.get_mut(id) else {
             return;
         };
@@ -485,7 +485,7 @@ impl Reactor {
     /// kernel: without an error, what the socket takes now is sent first instead of dropped
     /// (not what node would still hold back), and what the transport holds (a TLS alert, the
     /// last records). JS hears of the close as node's 'close' (`Reactor::forget`).
-    pub fn close_conn(&mut self, id: u64, errno: i32) {
+    pub(super) fn close_conn(&mut self, id: u64, errno: i32) {
         if errno == 0 {
             if let Some(c) = self.conns.get_mut(id) {
                 loop {
@@ -505,9 +505,9 @@ impl Reactor {
         self.forget(id, errno);
     }
 
-    /// Writes what every connection has queued that the kernel takes at once: the process
-    /// is about to exit, and node:http had written ended responses already.
-    pub fn flush_all(&mut self) {
+    /// Writes what every connection has queued that the kernel takes at once (the process
+    /// is about to exit).
+    pub(super) fn write_all_now(&mut self) {
         for id in self.conns.ids() {
             self.flush(id, true);
         }

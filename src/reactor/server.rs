@@ -91,18 +91,18 @@ impl Default for ServerCfg {
 }
 
 pub struct Server {
-    pub cfg: ServerCfg,
-    pub listener: Option<Listener>,
+    pub(super) cfg: ServerCfg,
+    pub(super) listener: Option<Listener>,
     /// The listener is in the poll set (it joins it on the loop's next turn: see
     /// `Reactor::register_listener`).
-    pub registered: bool,
+    pub(super) registered: bool,
     /// The listener keeps the event loop alive (server.ref()).
-    pub refd: bool,
-    pub conns: u32,
-    pub closed: bool,
+    pub(super) refd: bool,
+    pub(super) conns: u32,
+    pub(super) closed: bool,
     /// Connections are TLS with this context (an https server); replaced by
     /// setSecureContext for the connections that follow.
-    pub tls: Option<super::secure_setup::Context>,
+    pub(super) tls: Option<super::secure_setup::Context>,
 }
 
 impl Server {

@@ -2,10 +2,10 @@
 //! thread's one instance (`with`), and the bookkeeping every room of the reactor shares.
 
 use super::event_loop::EventLoop;
-use super::server::{self, Server, S_UPGRADE_BODY};
+use super::server::{self, Server};
 use super::slots::Slots;
 use crate::conn::Http1;
-use crate::net::{Listener, Stream};
+use crate::net::Stream;
 use crate::proto::date::DateCache;
 use crate::proto::parse::Methods;
 use mio::{Interest, Poll, Token};
@@ -57,21 +57,21 @@ pub const C_HUP: u32 = 1 << 10;
 
 /// A connection: its transport, its HTTP/1 state and the reactor's bookkeeping.
 pub struct Connection {
-    pub server: u32,
-    pub stream: Stream,
-    pub http: Http1,
-    pub flags: u32,
+    pub(super) server: u32,
+    pub(super) stream: Stream,
+    pub(super) http: Http1,
+    pub(super) flags: u32,
     /// Idle timeout (socket.setTimeout), ms; 0 = none.
-    pub timeout_ms: u64,
-    pub last_active: u64,
+    pub(super) timeout_ms: u64,
+    pub(super) last_active: u64,
     /// Deadline of this connection's live timer-heap entry (0 = none).
-    pub timer_at: u64,
-    pub bytes_read: u64,
-    pub bytes_written: u64,
+    pub(super) timer_at: u64,
+    pub(super) bytes_read: u64,
+    pub(super) bytes_written: u64,
 }
 
 impl Connection {
-    pub fn has(&self, f: u32) -> bool {
+    pub(super) fn has(&self, f: u32) -> bool {
         self.flags & f != 0
     }
 }
@@ -116,13 +116,13 @@ pub(super) enum TimerKey {
 }
 
 pub struct Reactor {
-    pub methods: Methods,
-    pub status_lines: Vec<Option<Vec<u8>>>,
-    pub date: DateCache,
-    pub counters: Counters,
-    pub stats: Stats,
-    pub servers: Vec<Option<Server>>,
-    pub conns: Slots<Connection>,
+    pub(super) methods: Methods,
+    pub(super) status_lines: Vec<Option<Vec<u8>>>,
+    pub(super) date: DateCache,
+    pub(super) counters: Counters,
+    pub(super) stats: Stats,
+    pub(super) servers: Vec<Option<Server>>,
+    pub(super) conns: Slots<Connection>,
     pub(super) poll: Poll,
     pub(super) events: mio::Events,
     pub(super) scratch: Vec<u8>,
@@ -139,12 +139,12 @@ pub struct Reactor {
     pub(super) handles: Box<dyn EventLoop>,
     pub(super) refs: usize,
     pub(super) handle_refd: bool,
-    pub in_batch: bool,
-    pub now: u64,
+    pub(super) in_batch: bool,
+    pub(super) now: u64,
     /// libuv before 1.52 (Node 20, 22) takes POLLHUP after a short read for the end of the
     /// input (uv__stream_io), so node:http sees a request followed at once by a reset as
     /// EOF; later libuv reads on and reports the reset (ECONNRESET).
-    pub hup_is_eof: bool,
+    pub(super) hup_is_eof: bool,
 }
 
 thread_local! {
@@ -194,15 +194,15 @@ impl Reactor {
         }
     }
 
-    pub fn conn(&mut self, id: u64) -> Option<&mut Connection> {
+    pub(super) fn conn(&mut self, id: u64) -> Option<&mut Connection> {
         self.conns.get_mut(id)
     }
 
-    pub fn server(&mut self, sid: u32) -> Option<&mut Server> {
+    pub(super) fn server(&mut self, sid: u32) -> Option<&mut Server> {
         self.servers.get_mut(sid as usize).and_then(|s| s.as_mut())
     }
 
-    pub fn add_server(&mut self) -> u32 {
+    pub(super) fn add_server(&mut self) -> u32 {
         self.servers.push(Some(Server::new()));
         self.stats.servers_created += 1;
         (self.servers.len() - 1) as u32
@@ -210,7 +210,7 @@ impl Reactor {
 
     /// Makes the cached Date line current: read once per event batch, and on every call
     /// made outside one (a response sent from a timer must not carry an old batch's date).
-    pub fn refresh_date(&mut self) {
+    pub(super) fn refresh_date(&mut self) {
         if !self.in_batch {
             self.date.expire();
         }
@@ -218,7 +218,7 @@ impl Reactor {
     }
 
     /// An output buffer with room for `want` bytes, reusing a pooled one.
-    pub fn out_buffer(&mut self, want: usize) -> Vec<u8> {
+    pub(super) fn out_buffer(&mut self, want: usize) -> Vec<u8> {
         let pooled = if want > SMALL_BUFFER {
             self.pool.pop()
         } else {
@@ -233,7 +233,7 @@ impl Reactor {
         }
     }
 
-    pub fn recycle(&mut self, mut buf: Vec<u8>) {
+    pub(super) fn recycle(&mut self, mut buf: Vec<u8>) {
         let cap = buf.capacity();
         if cap > SMALL_BUFFER && cap <= POOLED_MAX && self.pool.len() < POOL_SIZE {
             buf.clear();
@@ -262,7 +262,7 @@ impl Reactor {
 
     /// Called after bytes were queued on connection `id`: inside a batch they go out with
     /// the batch's flush; outside one (a timer, a promise) they go out now.
-    pub fn after_write(&mut self, id: u64) {
+    pub(super) fn after_write(&mut self, id: u64) {
         if self.in_batch {
             if let Some(c) = self.conn(id) {
                 if c.flags & C_DIRTY == 0 {
@@ -276,7 +276,7 @@ impl Reactor {
     }
 
     /// JS paused or resumed reading (req.pause / a full socket buffer).
-    pub fn set_paused(&mut self, id: u64, paused: bool) {
+    pub(super) fn set_paused(&mut self, id: u64, paused: bool) {
         let Some(c) = self.conn(id) else { return };
         if paused {
             c.flags |= C_READ_PAUSED;
@@ -287,40 +287,8 @@ impl Reactor {
         self.update_conn_ref(id);
     }
 
-    /// Input that did not come from the socket (socket.push in JS).
-    pub fn inject(&mut self, id: u64, bytes: &[u8]) {
-        let Some(c) = self.conn(id) else { return };
-        c.http.rbuf.extend_from_slice(bytes);
-        self.defer(Deferred::Resume(id));
-    }
-
-    /// JS dumped the request whose body is being read: drop the rest of it (`C_DISCARD_BODY`).
-    pub fn discard_body(&mut self, id: u64) {
-        if let Some(c) = self.conn(id) {
-            c.flags |= C_DISCARD_BODY;
-        }
-    }
-
-    /// JS decided whether the Upgrade request it was asked about upgrades the connection.
-    pub fn decide_upgrade(&mut self, id: u64, upgrade: bool) {
-        let Some(sid) = self.conn(id).map(|c| c.server) else {
-            return;
-        };
-        let body_first = self.server(sid).is_some_and(|s| s.has(S_UPGRADE_BODY));
-        if let Some(c) = self.conn(id) {
-            c.http.decide_upgrade(upgrade, body_first);
-        }
-    }
-
-    /// JS ended the socket: FIN once the output is written.
-    pub fn shutdown(&mut self, id: u64) {
-        let Some(c) = self.conn(id) else { return };
-        c.http.shutdown();
-        self.after_write(id);
-    }
-
     /// The response to request `seq` finished (its bytes are queued).
-    pub fn response_done(&mut self, id: u64, seq: u32, close: bool) {
+    pub(super) fn response_done(&mut self, id: u64, seq: u32, close: bool) {
         let Some(c) = self.conn(id) else { return };
         let Some(done) = c.http.response_done(seq, close) else {
             return;
@@ -344,30 +312,10 @@ impl Reactor {
         self.after_write(id);
     }
 
-    /// Starts listening on `l`. Like libuv for node's listen, the socket joins the poll set
-    /// on the loop's next turn (`register_pending_listeners`, from the kick): a server closed
-    /// before then (listened on and closed in one go) never costs the registration, and
-    /// connections that arrive meanwhile wait in the backlog.
-    pub fn register_listener(&mut self, sid: u32, l: Listener) -> std::io::Result<()> {
-        let Some(s) = self.server(sid) else {
-            return Ok(());
-        };
-        s.listener = Some(l);
-        s.closed = false;
-        s.registered = false;
-        if s.refd {
-            self.add_ref(1);
-        }
-        server::register_later(sid);
-        self.handles.kick();
-        self.start_server_checks(sid);
-        Ok(())
-    }
-
     /// Puts the listeners that started listening since the last turn in the poll set. One
     /// that cannot join (no memory for the poll entry) stops listening and the server
     /// reports it.
-    pub fn register_pending_listeners(&mut self) {
+    pub(super) fn register_pending_listeners(&mut self) {
         let mut failed = Vec::new();
         for sid in server::take_pending() {
             let Some(Some(s)) = self.servers.get_mut(sid as usize) else {
@@ -391,55 +339,6 @@ impl Reactor {
         }
     }
 
-    /// Stops listening. Returns the number of connections still open.
-    pub fn close_listener(&mut self, sid: u32) -> u32 {
-        let Some(s) = self.server(sid) else { return 0 };
-        s.closed = true;
-        let had = s.listener.take();
-        let registered = std::mem::take(&mut s.registered);
-        let refd = s.refd;
-        let conns = s.conns;
-        if let Some(mut l) = had {
-            if registered {
-                let _ = self.poll.registry().deregister(&mut l);
-            }
-            if refd {
-                self.add_ref(-1);
-            }
-        }
-        conns
-    }
-
-    /// The JS server was garbage-collected.
-    pub fn free_server(&mut self, sid: u32) {
-        self.close_listener(sid);
-        if self.server(sid).map(|s| s.conns == 0) == Some(true) {
-            self.servers[sid as usize] = None;
-        }
-    }
-
-    pub fn set_server_ref(&mut self, sid: u32, on: bool) {
-        let Some(s) = self.server(sid) else { return };
-        if s.refd == on {
-            return;
-        }
-        s.refd = on;
-        let listening = s.listener.is_some();
-        if listening {
-            self.add_ref(if on { 1 } else { -1 });
-        }
-    }
-
-    pub fn set_conn_ref(&mut self, id: u64, on: bool) {
-        let Some(c) = self.conn(id) else { return };
-        if on {
-            c.flags |= C_REF
-        } else {
-            c.flags &= !C_REF
-        }
-        self.update_conn_ref(id);
-    }
-
     /// Like a libuv handle, a connection keeps the loop alive only while it is ref'd and
     /// active: being read (no FIN from the peer yet, and not paused: node's readStop makes a
     /// socket inactive) or with output to write.
@@ -452,14 +351,5 @@ impl Reactor {
         }
         c.flags ^= C_HOLDS_REF;
         self.add_ref(if want { 1 } else { -1 });
-    }
-
-    /// Connection ids of a server, optionally only those between messages (`mid_message`).
-    pub fn server_conns(&self, sid: u32, idle_only: bool) -> Vec<u64> {
-        self.conns
-            .iter()
-            .filter(|(_, c)| c.server == sid && (!idle_only || !c.http.mid_message()))
-            .map(|(id, _)| id)
-            .collect()
     }
 }

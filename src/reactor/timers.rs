@@ -12,7 +12,7 @@ use super::state::*;
 
 impl Reactor {
     /// Sets the idle timeout of a connection (socket.setTimeout); 0 disables it.
-    pub fn set_timeout(&mut self, id: u64, ms: u64) {
+    pub(super) fn set_timeout(&mut self, id: u64, ms: u64) {
         let now = self.now_ms();
         let Some(c) = self.conn(id) else { return };
         c.timeout_ms = ms;
@@ -58,7 +58,7 @@ impl Reactor {
         self.handles.start_timer(deadline.saturating_sub(now));
     }
 
-    pub fn start_server_checks(&mut self, sid: u32) {
+    pub(super) fn start_server_checks(&mut self, sid: u32) {
         let now = self.now_ms();
         let Some(s) = self.server(sid) else { return };
         let every = s.cfg.check_interval;
