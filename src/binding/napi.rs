@@ -165,14 +165,34 @@ impl Drop for JsRef {
     }
 }
 
-/// The bytes of a Buffer, TypedArray or ArrayBuffer-backed view.
-pub fn bytes_of<'a>(env: Env, v: Value) -> Option<&'a [u8]> {
+/// A TypedArray's element type, memory and length in elements (Node moves an array kept on
+/// the V8 heap off it first, so the memory stays where it is while the array lives).
+pub fn typed_array(env: Env, v: Value) -> (sys::napi_typedarray_type, *mut u8, usize) {
+    let mut kind = 0;
+    let mut len = 0usize;
+    let mut data: *mut std::ffi::c_void = ptr::null_mut();
+    let mut ab = ptr::null_mut();
+    let mut offset = 0usize;
+    // SAFETY: v is a TypedArray of the current call; `data` points at its first element.
+    unsafe {
+        sys::napi_get_typedarray_info(env, v, &mut kind, &mut len, &mut data, &mut ab, &mut offset)
+    };
+    (kind, data as *mut u8, len)
+}
+
+/// Whether `v` is a TypedArray.
+pub fn is_typed_array(env: Env, v: Value) -> bool {
     let mut is_ta = false;
     // SAFETY: v is a live value of the current call.
     unsafe { sys::napi_is_typedarray(env, v, &mut is_ta) };
-    if !is_ta {
+    is_ta
+}
+
+/// The bytes of a Buffer, TypedArray or ArrayBuffer-backed view.
+pub fn bytes_of<'a>(env: Env, v: Value) -> Option<&'a [u8]> {
+    if !is_typed_array(env, v) {
         let mut is_buf = false;
-        // SAFETY: as above.
+        // SAFETY: v is a live value of the current call.
         unsafe { sys::napi_is_buffer(env, v, &mut is_buf) };
         if !is_buf {
             return None;
@@ -183,15 +203,7 @@ pub fn bytes_of<'a>(env: Env, v: Value) -> Option<&'a [u8]> {
         unsafe { sys::napi_get_buffer_info(env, v, &mut data, &mut len) };
         return Some(slice_or_empty(data as *const u8, len));
     }
-    let mut kind = 0;
-    let mut len = 0usize;
-    let mut data: *mut std::ffi::c_void = ptr::null_mut();
-    let mut ab = ptr::null_mut();
-    let mut offset = 0usize;
-    // SAFETY: v is a TypedArray; `data` points at its first element.
-    unsafe {
-        sys::napi_get_typedarray_info(env, v, &mut kind, &mut len, &mut data, &mut ab, &mut offset)
-    };
+    let (kind, data, len) = typed_array(env, v);
     let elem = match kind {
         sys::TypedarrayType::int16_array | sys::TypedarrayType::uint16_array => 2,
         sys::TypedarrayType::int32_array

@@ -393,56 +393,31 @@ pub fn own_keys(env: Env, obj: Value) -> Vec<String> {
         .collect()
 }
 
-impl ToJs for u32 {
-    const NUMERIC: bool = true;
-    fn number(&self) -> f64 {
-        f64::from(*self)
-    }
-    fn ts() -> String {
-        "number".into()
-    }
-    fn to_js(&self, env: Env) -> Value {
-        napi::u32v(env, *self)
-    }
+/// A number or boolean a batch carries in the shared array: its value as a double, its
+/// TypeScript type, and the JS value a direct call passes.
+macro_rules! numeric {
+    ($($ty:ty => $ts:literal, |$v:ident| $num:expr, $make:path;)*) => {$(
+        impl ToJs for $ty {
+            const NUMERIC: bool = true;
+            fn number(&self) -> f64 {
+                let $v = *self;
+                $num
+            }
+            fn ts() -> String {
+                $ts.into()
+            }
+            fn to_js(&self, env: Env) -> Value {
+                $make(env, *self)
+            }
+        }
+    )*};
 }
 
-impl ToJs for i32 {
-    const NUMERIC: bool = true;
-    fn number(&self) -> f64 {
-        f64::from(*self)
-    }
-    fn ts() -> String {
-        "number".into()
-    }
-    fn to_js(&self, env: Env) -> Value {
-        napi::i32v(env, *self)
-    }
-}
-
-impl ToJs for f64 {
-    const NUMERIC: bool = true;
-    fn number(&self) -> f64 {
-        *self
-    }
-    fn ts() -> String {
-        "number".into()
-    }
-    fn to_js(&self, env: Env) -> Value {
-        napi::f64v(env, *self)
-    }
-}
-
-impl ToJs for bool {
-    const NUMERIC: bool = true;
-    fn number(&self) -> f64 {
-        f64::from(u8::from(*self))
-    }
-    fn ts() -> String {
-        "boolean".into()
-    }
-    fn to_js(&self, env: Env) -> Value {
-        napi::boolean(env, *self)
-    }
+numeric! {
+    u32 => "number", |v| f64::from(v), napi::u32v;
+    i32 => "number", |v| f64::from(v), napi::i32v;
+    f64 => "number", |v| v, napi::f64v;
+    bool => "boolean", |v| f64::from(u8::from(v)), napi::boolean;
 }
 
 impl ToJs for &str {
@@ -532,30 +507,10 @@ impl FromJs for SharedF64 {
     fn from_js(env: Env, v: Option<Value>) -> Result<SharedF64, Misfit> {
         let wrong = || Misfit::wrong::<SharedF64>(env, v);
         let v = v.ok_or_else(wrong)?;
-        let mut is_ta = false;
-        // SAFETY: v is a live value of the current call.
-        unsafe { sys::napi_is_typedarray(env, v, &mut is_ta) };
-        if !is_ta {
+        if !napi::is_typed_array(env, v) {
             return Err(wrong());
         }
-        let mut kind = 0;
-        let mut len = 0usize;
-        let mut data: *mut std::ffi::c_void = ptr::null_mut();
-        let mut buffer = ptr::null_mut();
-        let mut offset = 0usize;
-        // SAFETY: v is a TypedArray; Node gives its element type, length and memory (moved off
-        // the V8 heap if it was on it, so the pointer stays valid while the array lives).
-        unsafe {
-            sys::napi_get_typedarray_info(
-                env,
-                v,
-                &mut kind,
-                &mut len,
-                &mut data,
-                &mut buffer,
-                &mut offset,
-            )
-        };
+        let (kind, data, len) = napi::typed_array(env, v);
         if kind != sys::TypedarrayType::float64_array || data.is_null() || len == 0 {
             return Err(wrong());
         }
