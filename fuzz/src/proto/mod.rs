@@ -5,11 +5,11 @@
 pub mod chars;
 #[path = "../../../src/proto/decode.rs"]
 pub mod decode;
-#[path = "../../../src/proto/encode.rs"]
-pub mod encode;
 #[path = "../../../src/proto/errors.rs"]
 pub mod errors;
 #[path = "../../../src/proto/parse/mod.rs"]
 pub mod parse;
+#[path = "../../../src/proto/response.rs"]
+pub mod response;
 #[path = "../../../src/proto/sim.rs"]
 pub mod sim;
