@@ -13,7 +13,7 @@ const {
 const { binding } = require('../internal/native');
 const { kId, kSeq, kProgress, kMode, kState, kHead, kConn } = require('../internal/symbols');
 const {
-  implicitHead, explicitHead, headText, bodyFlags, checkName, checkValue,
+  implicitHead, explicitHead, headText, headLength, bodyFlags, checkName, checkValue,
 } = require('./response-head');
 const {
   R_NO_BODY, R_FRAME, R_UTF8_HEAD, L_CLOSE_AFTER, L_TENTATIVE,
@@ -292,7 +292,7 @@ function writeNative(res, id, head, body, waiting) {
  * the head text, and the body as end() writes it (one chunk and the last chunk when framed).
  */
 function holdWaiting(res, head, chunk, encoding, flags) {
-  let size = head === null ? res._header.length : headText(res, head).length;
+  let size = head === null ? res._header.length : headLength(res, head);
   const len = chunk ? chunk.length : 0;
   if (flags & R_NO_BODY) {
     // node's write_ drops a body the response must not have.

@@ -30,11 +30,15 @@ function makeOnEvents(callbacks, handlers, shared, slots, waiting) {
     fns.push(handlers[name]);
     const args = fields.map(([, type, , numeric]) => {
       if (!numeric) return 'values[v++]';
-      return type === 'boolean' ? 'EV[p++] !== 0' : 'EV[p++]';
+      return type === 'boolean' ? 'EV[p++] !== 0' : 'int(EV[p++])';
     });
     cases.push(`case ${kind}: h${kind}.call(this, ${args.join(', ')}); break;`);
   }
-  const source = `return function onEvents(...values) {
+  // A double read from the array stays a boxed double when an object keeps it (a socket's
+  // id: 32 B per idle connection); an integer that fits is made a small integer, as the
+  // number N-API made for an argument was.
+  const source = `const int = (n) => ((n | 0) === n ? n | 0 : n);
+  return function onEvents(...values) {
     let p = ${slots.start};
     let v = 0;
     try {
