@@ -57,6 +57,19 @@ test('the connection\'s HTTPINCOMINGMESSAGE: one init, triggered by the socket\'
   assert.deepEqual(logs['fast-http'], logs['node:http']);
 });
 
+test('a request\'s own keys include rawHeaders and rawTrailers before they are read', {
+  timeout: 30000,
+  todo: 'README: lazy header lines are accessors on the prototype until read',
+}, async () => {
+  const logs = await both((impl, log, done) => {
+    oneRequest(impl, (req) => {
+      log.push(Object.keys(req).filter((k) => k.startsWith('raw')).join());
+    }, done);
+  });
+  assert.deepEqual(logs['node:http'], ['rawHeaders,rawTrailers']);
+  assert.deepEqual(logs['fast-http'], logs['node:http']);
+});
+
 test('getActiveResourcesInfo() lists the handles in creation order', {
   timeout: 30000,
   todo: 'README: fast-http adds its handles after node\'s own',

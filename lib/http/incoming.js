@@ -255,9 +255,13 @@ function bodylessMatchesNode() {
 
 const BODYLESS = bodylessMatchesNode();
 
-/** A request for a body-less message on `socket`, as `new IncomingMessage(socket)` makes it. */
-function newBodylessRequest(socket) {
-  return BODYLESS ? new BodylessRequest(socket) : null;
+/**
+ * A request for a body-less message on `socket`, as `new IncomingMessage(socket)` makes it
+ * (with `Born`, a constructor born-with.js made around BodylessRequest, when given).
+ */
+function newBodylessRequest(socket, Born) {
+  if (!BODYLESS) return null;
+  return Born === null ? new BodylessRequest(socket) : new Born(socket);
 }
 
 const HEADERS = { name: 'rawHeaders', kBlock: kHeaderBlock, kLines: kRawHeaders, kCount: kHeadersCount };
@@ -298,5 +302,6 @@ function setTrailerBlock(req, block) {
 }
 
 module.exports = {
-  IncomingMessage, isFastRequest, newBodylessRequest, parseHeaderBlock, setHeaderBlock, setTrailerBlock,
+  IncomingMessage, BodylessRequest, isFastRequest, newBodylessRequest, parseHeaderBlock,
+  setHeaderBlock, setTrailerBlock,
 };

@@ -27,6 +27,7 @@ const {
 const { ConnState } = require('./conn-state');
 const { endedNatively } = require('./response');
 const diagnostics = require('./diagnostics');
+const bornWith = require('./born-with');
 const EventEmitter = require('node:events');
 const net = require('node:net');
 const errors = require('../internal/errors');
@@ -70,9 +71,12 @@ function newRequest(server, socket, seq, method, url, headerBlock, flags, body) 
   let req = null;
   const bodyless = (flags & (F_BODY_DONE | F_UPGRADE)) === F_BODY_DONE && !eager &&
     (body === undefined || body.length === 0) && server[kIncomingMessage] === IncomingMessage;
-  if (bodyless) req = newBodylessRequest(socket);
+  // Born with the prototype the app gives it, when only the app's 'request' can see it.
+  const born = (flags & (F_UPGRADE | F_EXPECT_CONTINUE | F_EXPECT_OTHER)) === 0 ?
+    bornWith.requestBorn(server) : null;
+  if (bodyless) req = newBodylessRequest(socket, born === null ? null : born.bodyless);
   if (req === null) {
-    req = new server[kIncomingMessage](socket);
+    req = born === null ? new server[kIncomingMessage](socket) : new born.full(socket);
     if (bodyless) makeLazy(req);
   }
   setVersion(req, flags);
@@ -139,6 +143,7 @@ function parserOnIncoming(server, socket, req, flags, body) {
     if (req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1 ||
         !answeredByServer(server, socket, req, res, flags)) {
       server.emit('request', req, res);
+      bornWith.learn(server, req, res);
     }
   } finally {
     inHead = null;
@@ -150,8 +155,10 @@ function parserOnIncoming(server, socket, req, flags, body) {
 
 /** The response node's parserOnIncoming makes, with the server's settings copied in. */
 function newResponse(server, socket, req, flags, highWaterMark) {
-  const res = new server[kServerResponse](req,
-    responseOptions(highWaterMark, server.rejectNonStandardBodyWrites));
+  const Born = (flags & (F_EXPECT_CONTINUE | F_EXPECT_OTHER)) === 0 ?
+    bornWith.responseBorn(server) : null;
+  const options = responseOptions(highWaterMark, server.rejectNonStandardBodyWrites);
+  const res = Born === null ? new server[kServerResponse](req, options) : new Born(req, options);
   // The server's getters for these share one function (a megamorphic load per request);
   // their values live in the config the addon is given too.
   const config = server[kConfig];

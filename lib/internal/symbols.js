@@ -62,4 +62,6 @@ module.exports = {
   kHandleId: Symbol('fast-http.handleId'),
   /** A server's method that re-decides them when `emit` changed. */
   kWatchEmit: Symbol('fast-http.watchEmit'),
+  /** The prototypes a server's requests and responses are born with (born-with.js). */
+  kBornWith: Symbol('fast-http.bornWith'),
 };
