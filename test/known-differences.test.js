@@ -1,7 +1,8 @@
 'use strict';
-// The differences from node:http docs/compatibility.md lists as remaining (the README's table sums them up), each run on both servers
-// and compared: `todo` while fast-http differs (node:test reports them without failing), so
-// each stays visible and turns into a pass the day it is fixed.
+// The differences from node:http docs/compatibility.md lists as remaining (the README's table
+// sums them up), each run on both servers and compared: `todo` while fast-http differs
+// (node:test reports them without failing), so each stays visible and turns into a pass the
+// day it is fixed.
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
