@@ -62,7 +62,7 @@ function Server(options, requestListener) {
     // Keys or certificates rustls does not take (e.g. DSA): node's server takes them.
     return nodeServes(options, requestListener, 'https option key / cert: fast-http\'s TLS ' +
       `(rustls) cannot use them (${err.message}; DSA keys, for one, it cannot sign with); ` +
-      'with RSA, ECDSA or Ed25519 keys the server is fast-http\'s');
+      'with RSA or ECDSA keys the server is fast-http\'s');
   }
   stats.httpsServerCreated(null);
   const state = this[kTlsServer] = {
@@ -181,7 +181,8 @@ function contextFrom(method, options, spec) {
   const plain = proto === Object.prototype || proto === null;
   const from = plain ? options.secureContext === undefined ? options :
     optionsOf(options.secureContext) : optionsOf(options);
-  const decided = from === undefined ? 'a SecureContext whose options fast-http did not see' : nativeTls(from);
+  const decided = from === undefined ? 'a SecureContext whose options fast-http did not see'
+    : nativeTls(from);
   if (typeof decided === 'string') {
     const err = new Error(`${method}: these options need node's own TLS (${decided}), which ` +
       'this server does not use (fast-http chose its native TLS from the options ' +
