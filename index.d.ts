@@ -12,13 +12,32 @@
 //   - handlers typed as `(req: http.IncomingMessage, res: http.ServerResponse)`
 //     are accepted as fast-http request listeners, and vice versa.
 //
-// The subclasses add no members: they exist so that the names exported by
-// fast-http (and shown in editor tooltips) are fast-http's own, and so that
-// `instanceof` against fast-http's runtime classes type-checks.
+// The subclasses add no members but Server's `fastHttp`: they exist so that
+// the names exported by fast-http (and shown in editor tooltips) are
+// fast-http's own, and so that `instanceof` against fast-http's runtime
+// classes type-checks. The rest of node:http's exports are node's own, as at
+// runtime. `fast-http/https` is https.d.ts, `fast-http/register` register.d.ts.
 
 /// <reference types="node" />
 
 import * as http from 'node:http';
+
+// Everything else node:http exports (Agent, globalAgent, get, request, ClientRequest,
+// OutgoingMessage, METHODS, STATUS_CODES, maxHeaderSize, validateHeaderName, ..., and the
+// types: RequestOptions, AgentOptions, IncomingHttpHeaders, ...) is node's own, at runtime
+// and here: the declarations below take precedence over these for the names they declare.
+export * from 'node:http';
+
+/**
+ * What served a server: `server.fastHttp`. `{ native: true }` on fast-http's servers;
+ * `{ native: false, reason }` on an https server that node's own https serves because of an
+ * option fast-http's TLS does not implement (the reason names it). Absent on node's own
+ * servers otherwise (e.g. where the addon did not load).
+ */
+export interface FastHttpServerInfo {
+    readonly native: boolean;
+    readonly reason?: string;
+}
 
 /**
  * The request object handed to request listeners. Same API as
@@ -60,6 +79,8 @@ export declare class Server<
     Request extends typeof http.IncomingMessage = typeof IncomingMessage,
     Response extends typeof http.ServerResponse<InstanceType<Request>> = typeof ServerResponse,
 > extends http.Server<Request, Response> {
+    /** `{ native: true }` on fast-http's servers (absent where the addon did not load). */
+    readonly fastHttp?: FastHttpServerInfo;
     constructor(requestListener?: RequestListener<Request, Response>);
     constructor(options: ServerOptions<Request, Response>, requestListener?: RequestListener<Request, Response>);
 }
@@ -80,21 +101,6 @@ export declare function createServer<
     requestListener?: RequestListener<Request, Response>,
 ): Server<Request, Response>;
 
-/** Status code → reason phrase, as `http.STATUS_CODES`. */
-export declare const STATUS_CODES: typeof http.STATUS_CODES;
-
-/** Request methods supported by the parser, as `http.METHODS`. */
-export declare const METHODS: typeof http.METHODS;
-
-/** Default maximum size of request headers in bytes, as `http.maxHeaderSize`. */
-export declare const maxHeaderSize: number;
-
-/** Throws (with the same error codes as node:http) if `name` is not a valid header name. */
-export declare function validateHeaderName(name: string): void;
-
-/** Throws (with the same error codes as node:http) if `value` is not a valid value for header `name`. */
-export declare function validateHeaderValue(name: string, value: string): void;
-
 /**
  * Whether `server` is served by fast-http's native core: `false` for a
  * node:http server, and for every server where the addon did not load
@@ -103,16 +109,13 @@ export declare function validateHeaderValue(name: string, value: string): void;
 export declare function isFastHttpServer(server: unknown): boolean;
 
 /**
- * node:https's server API on fast-http's native TLS (also `fast-http/https`):
- * `createServer(options, requestListener)` and `Server`, typed as node:https's.
- * Options the native TLS does not implement (TLS 1.0 / 1.1, secureOptions,
- * PSK, cipher strings it cannot map exactly, ...: the README's list) give
- * node:https's own server.
+ * node:https's API with its server on fast-http's native TLS: the same module as
+ * `fast-http/https`. Options the native TLS does not implement (TLS 1.0 / 1.1,
+ * secureOptions, PSK, cipher strings it cannot map exactly, ...:
+ * docs/compatibility.md) give node:https's own server, whose `fastHttp.reason`
+ * says why.
  */
-export declare const https: {
-    Server: typeof import('node:https').Server;
-    createServer: typeof import('node:https').createServer;
-};
+export declare const https: typeof import('./https');
 
 /**
  * Whether the native addon loaded. When it did not (Windows, a platform
@@ -122,11 +125,3 @@ export declare const https: {
  * `ERR_FAST_HTTP_NO_ADDON` instead.
  */
 export declare const native: boolean;
-
-// Header-related helper types, re-exported so apps can take all their HTTP
-// types from one module. Type-only: fast-http has no runtime values for them.
-export type {
-    IncomingHttpHeaders,
-    OutgoingHttpHeader,
-    OutgoingHttpHeaders,
-} from 'node:http';

@@ -16,6 +16,15 @@
 // - Warm-up first (JIT, allocator, socket buffers), then rounds alternate
 //   servers A B C A B C ... so drift (thermal, noisy neighbours) hits every
 //   server alike; we report the median with min-max.
+// - wrk's own CPU time per round is measured too (this process's reaped
+//   children's time): a row where wrk used ~all of its core is bound by the
+//   load generator, and says so, since its req/s then measures wrk.
+//
+// What a user sees: the expected run time before anything starts, one
+// progress line that updates in place (a plain line per workload where stderr
+// is not a terminal), then the table on stdout and the files (JSON, the chart,
+// a Markdown table ready for a README) under the git-ignored bench/results/ or
+// --out.
 
 const path = require('node:path');
 const os = require('node:os');
@@ -26,18 +35,23 @@ const { spawn, spawnSync } = require('node:child_process');
 const { workloads } = require('./lib/workloads');
 const { exchange, verify } = require('./lib/http-check');
 const { wrkAvailable, runWrk } = require('./lib/wrk');
-const { cpuMicros, rssBytes, hardNofile } = require('./lib/proc-stats');
+const { cpuMicros, childrenCpuMicros, rssBytes, hardNofile } = require('./lib/proc-stats');
 const report = require('./lib/report');
 
 const ROOT = path.join(__dirname, '..');
+// Git-ignored: a run never changes a tracked file.
 const RESULTS_DIR = path.join(__dirname, 'results');
+// uWebSockets.js's authors publish it on GitHub only, not on npm: both packages below are
+// unofficial republishes of its binaries by others, which the run says before installing.
 const UWS_PKG = '@trufflesuite/uws-js-unofficial';
-// The uws release that ships a binary for Node 20's ABI (115).
+// The uws release that ships a binary for Node 20's ABI (115): uWebSockets.js v20.30.0.
 const UWS_VERSION = '20.30.0-unofficial.0';
 // For newer Nodes: a republish of uWebSockets.js binaries up to ABI 141 (Node 25); its Linux
 // builds for Node 22+ need glibc 2.38, see bench/lib/uws-binary.js for the patched copy.
 const UWSX_PKG = 'uwebsockets';
 const UWSX_VERSION = '3.0.6';
+// wrk's share of its core at or above which a row is bound by the load generator.
+const CLIENT_BOUND = 0.9;
 const UWS_PREFIX = path.join(ROOT, '.cache', 'bench-deps');
 const UWS_PROBE = path.join(__dirname, 'lib', 'uws-binary.js');
 
@@ -70,14 +84,16 @@ const USAGE = `usage: node bench/run.js [options]
   --connections <n>     wrk connections (default ${DEFAULTS.connections})
   --mem-conns <n>       idle connections for the memory workload (default ${DEFAULTS.memConns})
   --tls-idle-conns <n>  idle TLS connections for https-idle (default ${DEFAULTS.tlsIdleConns})
-  --no-install          do not npm-install uWebSockets.js when it is missing
-  --no-write            do not write bench/results/
+  --no-install          do not npm-install uWebSockets.js when it is missing (it is an
+                        unofficial npm republish: see bench/README.md)
+  --out <dir>           write the results there instead of bench/results/ (git-ignored)
+  --no-write            write no files
   --base <dir>          also run another fast-http checkout (built) as server "base", in the
                         same alternating rounds: an A/B of a change against the code before it
   -h, --help`;
 
 function parseOptions(argv) {
-  const o = { ...DEFAULTS, install: true, write: true, only: null };
+  const o = { ...DEFAULTS, install: true, write: true, only: null, out: RESULTS_DIR };
   const num = (flag, v, min) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < min) die(`${flag} wants an integer >= ${min}, got "${v}"`);
@@ -103,6 +119,7 @@ function parseOptions(argv) {
       case '--tls-idle-conns': o.tlsIdleConns = num(arg, value(), 1); break;
       case '--no-install': o.install = false; break;
       case '--no-write': o.write = false; break;
+      case '--out': o.out = path.resolve(value()); break;
       case '--base': o.base = path.resolve(value()); break;
       case '-h': case '--help': process.stdout.write(`${USAGE}\n`); process.exit(0); break;
       default: die(`unknown option ${arg}\n${USAGE}`);
@@ -133,17 +150,47 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------- progress
 
+// What each part of a run takes, for the estimate said up front and the time left: a server's
+// start and proof, the wall time around each wrk round (wrk's start, the 100 ms settle), a
+// memory sample's fixed part, and opening each idle connection (a TLS one is a handshake on
+// the pinned client's core). From runs on a 2-core VM; the time left is rescaled as the run goes.
+const COST = { start: 0.6, round: 0.25, memSample: 1.5, conn: 0.0001, tlsConn: 0.0013 };
+
+/** Estimated seconds of workload `w` on `n` servers. */
+function estimate(w, n, opts) {
+  if (w.memory) {
+    const conns = w.https ? opts.tlsIdleConns : opts.memConns;
+    return n * opts.rounds * (COST.memSample + opts.warmup + conns * (w.https ? COST.tlsConn : COST.conn));
+  }
+  return n * (COST.start + opts.warmup + opts.rounds * (opts.duration + COST.round));
+}
+
+// One line, rewritten in place, where stderr is a terminal; elsewhere (a log, CI) a plain line
+// per workload and nothing per round.
 const progress = {
-  total: 0, done: 0, startedAt: Date.now(), secondsLeft: 0, tty: process.stderr.isTTY, active: false,
+  planned: 0, done: 0, startedAt: Date.now(), step: 0, steps: 0, tty: !!process.stderr.isTTY, active: false,
+  /** Seconds left: the estimate's rest, at the pace the run has had so far. */
+  left() {
+    const elapsed = (Date.now() - this.startedAt) / 1000;
+    const pace = this.done > 5 ? elapsed / this.done : 1;
+    return Math.max(0, this.planned - this.done) * pace;
+  },
   show(text) {
-    const pct = this.total ? Math.floor((100 * this.done) / this.total) : 0;
-    const line = `[${String(pct).padStart(3)}%] ${text}  (eta ${fmtDuration(this.secondsLeft)})`;
-    if (this.tty) {
-      process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns || 120) - 1)}`);
-      this.active = true;
-    } else {
-      process.stderr.write(`${line}\n`);
-    }
+    if (!this.tty) return;
+    const pct = this.planned ? Math.min(99, Math.floor((100 * this.done) / this.planned)) : 0;
+    const line = `bench [${String(pct).padStart(2)}%, about ${fmtDuration(this.left())} left] ${text}`;
+    process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns || 120) - 1)}`);
+    this.active = true;
+  },
+  /** A workload begins: the one line on a terminal, a plain line elsewhere. */
+  begin(text) {
+    this.step++;
+    const line = `[${this.step}/${this.steps}] ${text}`;
+    if (this.tty) this.show(line);
+    else process.stderr.write(`bench ${line} (about ${fmtDuration(this.left())} left)\n`);
+  },
+  advance(seconds) {
+    this.done += seconds;
   },
   note(text) {
     this.clear();
@@ -285,7 +332,11 @@ function ensureUws(opts) {
     }
   };
   const install = (why, specs) => {
-    progress.note(`installing ${specs.join(' ')} into .cache/bench-deps (reference row only; ${why})...`);
+    // Said before it happens: these are not uWebSockets.js's authors' packages (they publish it
+    // on GitHub only), and a user should know what lands on their disk and why.
+    progress.note(`bench: the uWebSockets.js row needs its binary: installing ${specs.join(' ')}, `
+      + 'unofficial npm republishes of uWebSockets.js (its authors publish it on GitHub only), '
+      + `into .cache/bench-deps/ (${why}). --servers fast,node or --no-install leaves the row out.`);
     // One command for every package: an install without them in it would prune the others.
     const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', UWS_PREFIX, ...specs],
       { encoding: 'utf8', timeout: 600000, cwd: ROOT });
@@ -388,8 +439,7 @@ async function runTimed(workload, servers, env, opts) {
           await abort(entry.row, entry, `warm-up failed: ${err.message}`);
         }
       }
-      progress.done++;
-      progress.secondsLeft -= opts.warmup;
+      progress.advance(COST.start + opts.warmup);
     }
     for (let round = 1; round <= opts.rounds; round++) {
       for (const entry of [...live]) {
@@ -397,7 +447,10 @@ async function runTimed(workload, servers, env, opts) {
         const { srv, row } = entry;
         try {
           const cpu0 = cpuMicros(srv.pid);
+          const wrk0 = childrenCpuMicros();
           const r = await runWrk(wrkOpts(srv, opts.duration));
+          // wrk has been reaped: its CPU time is in this process's children's.
+          const wrkCpu = childrenCpuMicros() - wrk0;
           // Let the server finish closing wrk's connections so that work is
           // charged to the round that caused it.
           await sleep(100);
@@ -410,18 +463,22 @@ async function runTimed(workload, servers, env, opts) {
           row.samples.push({
             round, rps: r.rps, requests: r.requests, seconds: r.seconds, cpuUs: cpu,
             cpuUsPerReq: cpu / r.requests, p99Ms: r.p99Ms, wrkBytesPerReq: r.bytesRead / r.requests, errors: r.errors,
+            // Shares of one core over the round: the server's, and wrk's (~1: wrk is the limit).
+            serverCpu: cpu / (r.seconds * 1e6), clientCpu: wrkCpu / (r.seconds * 1e6),
           });
         } catch (err) {
           await abort(row, entry, err.message);
         }
-        progress.done++;
-        progress.secondsLeft -= opts.duration;
+        progress.advance(opts.duration + COST.round);
       }
     }
   } finally {
     await Promise.all(live.map((e) => e.srv.stop()));
   }
-  summarizeRows(rows, ['rps', 'cpuUsPerReq', 'p99Ms']);
+  summarizeRows(rows, ['rps', 'cpuUsPerReq', 'p99Ms', 'serverCpu', 'clientCpu']);
+  for (const row of rows) {
+    if (row.status === 'ok') row.clientBound = row.summary.clientCpu.median >= CLIENT_BOUND;
+  }
   return rows;
 }
 
@@ -502,10 +559,11 @@ async function memorySample(workload, s, env, opts) {
 
 async function runMemory(workload, servers, env, opts) {
   const rows = servers.map((s) => ({ server: s.id, label: labelFor(s, workload), status: 'ok', samples: [], warnings: [] }));
+  const perSample = estimate(workload, 1, { ...opts, rounds: 1 });
   for (let round = 1; round <= opts.rounds; round++) {
     for (const [i, s] of servers.entries()) {
       const row = rows[i];
-      if (row.status !== 'ok') { progress.done++; progress.secondsLeft -= MEM_SAMPLE_S; continue; }
+      if (row.status !== 'ok') { progress.advance(perSample); continue; }
       progress.show(`${workload.name}: round ${round}/${opts.rounds} ${row.label}, ${idleConns(workload.name, env)} idle connections`);
       try {
         const { proof, sample } = await memorySample(workload, s, env, opts);
@@ -516,21 +574,37 @@ async function runMemory(workload, servers, env, opts) {
         row.error = err.proof ? `wrong output: ${err.message}` : err.message;
         progress.note(`  ${workload.name}: ${row.label} row ${err.unavailable ? 'not available' : 'aborted'}: ${row.error}`);
       }
-      progress.done++;
-      progress.secondsLeft -= MEM_SAMPLE_S;
+      progress.advance(perSample);
     }
   }
   summarizeRows(rows, ['bytesPerConn', 'rssBefore', 'rssAfter']);
   return rows;
 }
 
-// Rough wall time of one memory sample, for the ETA only.
-const MEM_SAMPLE_S = 3;
-
 // ---------------------------------------------------------------- main
 
 /** `npm run bench -- soak|abuse|upgrade [options]`: the other benchmarks, by name. */
 const OTHER = { soak: 'soak/run.js', abuse: 'abuse/run.js', upgrade: 'upgrade/run.js' };
+
+/** The command as typed: what a README quotes beside the numbers. */
+function commandLine() {
+  const args = process.argv.slice(2);
+  return args.length ? `node bench/run.js ${args.join(' ')}` : 'npm run bench';
+}
+
+/** What each column is: the package and version measured, for the table and the files. */
+function describeServers(servers, opts) {
+  const { version } = require('../package.json');
+  const rev = gitRev();
+  const out = {};
+  for (const s of servers) {
+    if (s.id === 'fast') out.fast = `fast-http-native ${version} (${rev ? `git ${rev}` : ROOT}) on Node ${process.version}`;
+    else if (s.id === 'node') out.node = `node:http and node:https of Node ${process.version}`;
+    else if (s.id === 'uws') out.uws = `${s.build} (an unofficial npm republish of uWebSockets.js's binaries)`;
+    else if (s.id === 'base') out.base = `fast-http checkout ${opts.base}`;
+  }
+  return out;
+}
 
 async function main() {
   const other = OTHER[process.argv[2]];
@@ -565,11 +639,29 @@ async function main() {
   }
   if (opts.rounds < 5) notes.push(`only ${opts.rounds} round(s): fewer than 5, treat the spread as indicative`);
 
+  const selected = workloads.filter((w) => opts.workloads.includes(w.name));
+  // uWebSockets.js has no https harness here: the https rows compare node's https with
+  // fast-http's.
+  const idsFor = (w, ids) => (w.https ? ids.filter((id) => id !== 'uws') : ids);
+
+  // The run's length, said before anything is installed or started.
+  const planned = selected.map((w) => estimate(w, idsFor(w, opts.serverIds).length, opts));
+  progress.planned = opts.serverIds.length * COST.start + planned.reduce((a, b) => a + b, 0);
+  progress.steps = selected.length;
+  const labels = opts.serverIds.map((id) => SERVERS[id].label).join(', ');
+  const out = opts.write ? `results go to ${path.relative(process.cwd(), opts.out) || '.'}/` : 'no files (--no-write)';
+  process.stderr.write(`bench: ${selected.length} workload${selected.length === 1 ? '' : 's'} on ${labels}, `
+    + `${opts.rounds} round${opts.rounds === 1 ? '' : 's'} × ${opts.duration} s each: about `
+    + `${fmtDuration(progress.planned)}${opts.serverIds.includes('uws') ? ' (plus, the first time, an npm install of uWebSockets.js)' : ''}; `
+    + `${out}. Shorter runs: --only, --rounds, --duration (--help).\n`);
+  progress.startedAt = Date.now();
+
   // Which servers can run at all? Optional uws is installed on demand; every
   // server must then start (fast-http may not be built yet) or is skipped.
   const servers = [];
   for (const id of opts.serverIds) {
     const s = SERVERS[id];
+    progress.show(`starting ${s.label}`);
     if (id === 'uws') {
       const uws = ensureUws(opts);
       if (uws.error) { notes.push(`uWebSockets.js skipped: ${uws.error}`); continue; }
@@ -579,36 +671,22 @@ async function main() {
       const srv = await startServer(s, 'hello', env);
       await srv.stop();
       servers.push(s);
-      // Which package and binary the row measured goes into the printed table and result files.
-      if (s.build) notes.push(`${s.label} row: ${s.build}`);
     } catch (err) {
       notes.push(`${s.label} skipped: ${err.message}`);
     }
+    progress.advance(COST.start);
   }
   for (const n of notes) progress.note(`note: ${n}`);
   if (!servers.length) die('no server could be started', 1);
-
-  const selected = workloads.filter((w) => opts.workloads.includes(w.name));
-  // uWebSockets.js has no https harness here: the https rows compare node's https with
-  // fast-http's.
-  const serversFor = (w) => (w.https ? servers.filter((s) => s.id !== 'uws') : servers);
+  const serversFor = (w) => servers.filter((s) => idsFor(w, [s.id]).length);
   if (selected.some((w) => w.https) && servers.some((s) => s.id === 'uws')) {
     notes.push('https rows: uWebSockets.js not measured (no https harness)');
-  }
-  for (const w of selected) {
-    const n = serversFor(w).length;
-    if (w.memory) {
-      progress.total += n * opts.rounds;
-      progress.secondsLeft += n * opts.rounds * MEM_SAMPLE_S;
-    } else {
-      progress.total += n * (1 + opts.rounds);
-      progress.secondsLeft += n * (opts.warmup + opts.rounds * opts.duration);
-    }
   }
 
   const results = {
     meta: {
       date: new Date().toISOString(),
+      command: commandLine(),
       node: process.version,
       execPath: process.execPath,
       wrk: wrkVersion,
@@ -618,6 +696,9 @@ async function main() {
       git: gitRev(),
       loadavgAtStart: load1,
       pinning: env.serverCpu == null ? null : { server: env.serverCpu, loadGenerator: env.loadCpu },
+      // Which package and version each column measured.
+      servers: describeServers(servers, opts),
+      clientBound: CLIENT_BOUND,
     },
     options: {
       servers: servers.map((s) => s.id), rounds: opts.rounds, duration: opts.duration, warmup: opts.warmup,
@@ -628,8 +709,13 @@ async function main() {
     workloads: [],
   };
 
-  for (const w of selected) {
+  let doneBefore = progress.done;
+  for (const [i, w] of selected.entries()) {
+    progress.begin(`${w.name}: ${serversFor(w).map((s) => labelFor(s, w)).join(', ')}`);
     const rows = w.memory ? await runMemory(w, serversFor(w), env, opts) : await runTimed(w, serversFor(w), env, opts);
+    // Rows skipped or aborted took less than planned: the rest of the estimate stands.
+    doneBefore += planned[i];
+    progress.done = doneBefore;
     if (servers.some((s) => s.id === 'uws') && w.name === 'hello-set') {
       const r = rows.find((x) => x.server === 'uws');
       if (r) r.warnings.push('uWS has no setHeader(); same code as hello');
@@ -644,11 +730,13 @@ async function main() {
   report.addRatios(results);
 
   process.stdout.write(report.table(results));
-  if (opts.write) {
-    const files = report.write(results, RESULTS_DIR);
-    process.stdout.write(`\nwrote ${files.map((f) => path.relative(ROOT, f)).join(', ')}\n`);
-  }
   process.stdout.write(`wall time ${fmtDuration(results.meta.wallSeconds)}\n`);
+  if (opts.write) {
+    const files = report.write(results, opts.out);
+    const shown = (f) => (f.startsWith(ROOT + path.sep) ? path.relative(ROOT, f) : f);
+    process.stdout.write(`\nwrote ${shown(files.markdown)} (the table in Markdown, for a README),\n`
+      + `      ${shown(files.svg)} (the chart),\n      ${files.json.map(shown).join(', ')} (every sample)\n`);
+  }
 }
 
 function killChildren() {

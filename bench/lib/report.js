@@ -1,13 +1,15 @@
 'use strict';
 
 // Turns the results object from bench/run.js into the stdout table, the JSON
-// files and a hand-written SVG chart (no dependencies).
+// files, a hand-written SVG chart (no dependencies) and the same table in
+// Markdown, ready for a README (the machine, the command and each column's
+// package with it).
 
 const fs = require('node:fs');
 const path = require('node:path');
 
 const BASELINE = 'node';
-const COLORS = { fast: '#e8590c', node: '#2f9e44', uws: '#1c7ed6' };
+const COLORS = { fast: '#e8590c', base: '#f08c00', node: '#2f9e44', uws: '#1c7ed6' };
 
 // ratio = this server's median / node:http's median, per metric. For req/s
 // higher is better; for CPU per request, p99 and memory lower is better.
@@ -36,6 +38,18 @@ function num(n) {
 }
 const range = (s, f) => `${f(s.median)} (${f(s.min)}–${f(s.max)})`;
 const ratio = (x) => (x == null ? '—' : `${x.toFixed(2)}×`);
+const pct = (s) => (s ? `${Math.round(100 * s.median)} %` : '—');
+// A row whose req/s is wrk's limit (wrk used ~all of its core): compare its CPU µs/req instead.
+const BOUND = '‡';
+
+function pinning(meta) {
+  return meta.pinning ? `servers on CPU ${meta.pinning.server}, load generator on CPU ${meta.pinning.loadGenerator}` : 'unpinned';
+}
+
+function boundLegend(meta) {
+  return `${BOUND} wrk used ≥ ${Math.round(100 * (meta.clientBound ?? 0.9))} % of its core: req/s there is `
+    + "the load generator's limit, not the server's; compare CPU µs/req.";
+}
 
 function pad(cells, widths) {
   return cells.map((c, i) => (i === cells.length - 1 ? c : String(c).padEnd(widths[i]))).join('  ').trimEnd();
@@ -50,12 +64,17 @@ function renderRows(header, lines) {
 function table(results) {
   const { meta, options: o } = results;
   const out = [];
-  const pin = meta.pinning ? `servers on CPU ${meta.pinning.server}, load generator on CPU ${meta.pinning.loadGenerator}` : 'unpinned';
   out.push('');
-  out.push(`fast-http bench — Node ${meta.node}, ${meta.cpu}, ${meta.cpus} CPUs, ${pin}`);
+  out.push(`fast-http bench — Node ${meta.node}, ${meta.cpu}, ${meta.cpus} CPUs, ${pinning(meta)}`);
+  for (const [id, what] of Object.entries(meta.servers || {})) {
+    const label = { fast: 'fast-http', node: 'node:http', uws: 'uWebSockets.js', base: 'fast-http (base)' }[id] || id;
+    out.push(`  ${label}: ${what}`);
+  }
   out.push(`${o.rounds} round${o.rounds === 1 ? '' : 's'} × ${o.duration} s per server (alternating) after ${o.warmup} s warm-up, `
     + `wrk -t1 -c${o.connections}; median (min–max); ×node = median ÷ node:http's median`);
   out.push('req/s: higher is better. CPU µs/req, p99, KiB/conn: lower is better. resp B = bytes on the wire per response.');
+  out.push('srv / wrk CPU: share of one core the server / wrk used over a round.');
+  if (results.workloads.some((w) => w.rows.some((r) => r.clientBound))) out.push(boundLegend(meta));
   for (const n of results.notes) out.push(`note: ${n}`);
   for (const w of results.workloads) {
     out.push('');
@@ -72,18 +91,66 @@ function table(results) {
       out.push(w.title);
       const lines = w.rows.map((r) => (r.status !== 'ok'
         ? notOk(r)
-        : [r.label, range(r.summary.rps, int), ratio(r.ratio && r.ratio.rps),
+        : [r.label, `${range(r.summary.rps, int)}${r.clientBound ? ` ${BOUND}` : ''}`, ratio(r.ratio && r.ratio.rps),
           range(r.summary.cpuUsPerReq, num), ratio(r.ratio && r.ratio.cpuUsPerReq),
-          r.summary.p99Ms ? num(r.summary.p99Ms.median) : '—', r.proof ? String(r.proof.responseBytes) : '—']));
+          r.summary.p99Ms ? num(r.summary.p99Ms.median) : '—', pct(r.summary.serverCpu), pct(r.summary.clientCpu),
+          r.proof ? String(r.proof.responseBytes) : '—']));
       // One request per connection: a request is a handshake.
-      const head = w.handshake ? ['server', 'handshakes/s', '×node', 'CPU µs/handshake', '×node', 'p99 ms', 'resp B']
-        : ['server', 'req/s', '×node', 'CPU µs/req', '×node', 'p99 ms', 'resp B'];
+      const head = w.handshake ? ['server', 'handshakes/s', '×node', 'CPU µs/handshake', '×node', 'p99 ms', 'srv CPU', 'wrk CPU', 'resp B']
+        : ['server', 'req/s', '×node', 'CPU µs/req', '×node', 'p99 ms', 'srv CPU', 'wrk CPU', 'resp B'];
       out.push(renderRows(head, lines));
     }
     for (const r of w.rows) for (const warn of r.warnings || []) out.push(`  (${r.label}: ${warn})`);
   }
   out.push('');
   return `${out.join('\n')}\n`;
+}
+
+// ---------------------------------------------------------------- markdown
+
+const COLUMNS = [['node', 'node:http'], ['fast', 'fast-http'], ['base', 'fast-http (base)'], ['uws', 'uWebSockets.js']];
+
+/** One Markdown cell: the median, × node:http's, and the client-bound mark. */
+function cell(row, key, text) {
+  if (!row) return '';
+  if (row.status !== 'ok') return row.status === 'unavailable' ? 'not available' : 'aborted';
+  const s = row.summary[key];
+  if (!s) return '—';
+  const r = row.server !== BASELINE && row.ratio && row.ratio[key] != null ? ` (${ratio(row.ratio[key])})` : '';
+  return `${text(s.median)}${r}${key === 'rps' && row.clientBound ? ` ${BOUND}` : ''}`;
+}
+
+/** The run as one Markdown table, with the machine, the command and the packages measured. */
+function markdown(results) {
+  const { meta, options: o } = results;
+  const columns = COLUMNS.filter(([id]) => o.servers.includes(id));
+  const lines = [
+    `\`${meta.command}\` on ${meta.cpu}, ${meta.cpus} CPUs (${meta.kernel}), Node ${meta.node}, `
+      + `${meta.date.slice(0, 10)}${meta.git ? `, fast-http at ${meta.git}` : ''}: ${pinning(meta)}, `
+      + `${o.rounds} alternating round${o.rounds === 1 ? '' : 's'} of ${o.duration} s per server, wrk -t1 -c${o.connections}; `
+      + "medians, (×) against node:http's.",
+    '',
+    `| workload | ${columns.map(([, label]) => label).join(' | ')} |`,
+    `|---|${columns.map(() => '---').join('|')}|`,
+  ];
+  for (const w of results.workloads) {
+    const byId = (id) => w.rows.find((r) => r.server === id);
+    const row = (what, key, text) => lines.push(`| ${what} | ${columns.map(([id]) => cell(byId(id), key, text)).join(' | ')} |`);
+    if (w.memory) {
+      row(`${w.title}, ${w.conns || o.memConns} connections`, 'bytesPerConn', (v) => `${fix(v / 1024, 2)} KiB`);
+    } else if (w.handshake) {
+      row(`${w.title}: handshakes/s`, 'rps', int);
+      row(`${w.title}: CPU µs/handshake`, 'cpuUsPerReq', num);
+    } else {
+      row(`${w.title}: req/s`, 'rps', int);
+      row(`${w.title}: CPU µs/request`, 'cpuUsPerReq', num);
+    }
+  }
+  lines.push('');
+  for (const [id, label] of columns) if (meta.servers?.[id]) lines.push(`- ${label}: ${meta.servers[id]}`);
+  if (results.workloads.some((w) => w.https)) lines.push("- https rows: node:https in the node:http column; fast-http's https");
+  if (results.workloads.some((w) => w.rows.some((r) => r.clientBound))) lines.push(`- ${boundLegend(meta)}`);
+  return `${lines.join('\n')}\n`;
 }
 
 // ---------------------------------------------------------------- svg
@@ -120,7 +187,7 @@ function panel(y, title, groups, W) {
         const s = r.summary[g.key];
         const sc = (v) => (barW * g.fmt.scale(v)) / g.fmt.scale(top);
         const wMed = Math.max(1, sc(s.median));
-        const rt = r.ratio && r.ratio[g.key] != null ? ` (${r.ratio[g.key].toFixed(2)}×)` : '';
+        const rt = `${r.ratio && r.ratio[g.key] != null ? ` (${r.ratio[g.key].toFixed(2)}×)` : ''}${g.key === 'rps' && r.clientBound ? ` ${BOUND} wrk-bound` : ''}`;
         parts.push(`<rect x="${barX}" y="${y}" width="${wMed.toFixed(1)}" height="${h}" fill="${COLORS[r.server] || '#868e96'}"/>`);
         // min–max whisker
         const x1 = barX + sc(s.min);
@@ -177,15 +244,20 @@ ${body.join('\n')}
 
 // ---------------------------------------------------------------- files
 
+/** Writes the run under `dir`; returns the files: { json: [...], svg, markdown }. */
 function write(results, dir) {
   fs.mkdirSync(dir, { recursive: true });
   const stamp = results.meta.date.replace(/[:.]/g, '-');
   const json = `${JSON.stringify(results, null, 2)}\n`;
-  const files = [path.join(dir, `${stamp}.json`), path.join(dir, 'latest.json'), path.join(dir, 'latest.svg')];
-  fs.writeFileSync(files[0], json);
-  fs.writeFileSync(files[1], json);
-  fs.writeFileSync(files[2], svg(results));
+  const files = {
+    json: [path.join(dir, `${stamp}.json`), path.join(dir, 'latest.json')],
+    svg: path.join(dir, 'latest.svg'),
+    markdown: path.join(dir, 'latest.md'),
+  };
+  for (const f of files.json) fs.writeFileSync(f, json);
+  fs.writeFileSync(files.svg, svg(results));
+  fs.writeFileSync(files.markdown, markdown(results));
   return files;
 }
 
-module.exports = { addRatios, table, svg, write };
+module.exports = { addRatios, table, markdown, svg, write };

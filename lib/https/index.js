@@ -1,7 +1,9 @@
 'use strict';
-// fast-http/https: node:https's server API on the addon (see server.js); node's own where no
-// addon loads.
+// fast-http/https: node:https's server API on the addon (see server.js), node's own where no
+// addon loads; everything else node:https exports (Agent, globalAgent, get, request) is node's
+// own (lib/internal/node-exports.js).
 const https = require('node:https');
+const { moduleOf } = require('../internal/node-exports');
 
 let Server;
 let createServer;
@@ -15,4 +17,4 @@ try {
   ({ Server, createServer } = https);
 }
 
-module.exports = { Server, createServer };
+module.exports = moduleOf(https, { Server, createServer });

@@ -5,21 +5,56 @@
 // exactly (lib/internal/tls-ciphers.js), honorCipherOrder, ALPNProtocols, sessionTimeout,
 // ticketKeys, SNICallback, handshakeTimeout, pfx archives the addon decodes) become its TlsSpec;
 // any other TLS option that asks for something (secureOptions, PSK, ...) makes the server
-// node's own.
+// node's own, with the reason: the option, why, and what would make the server native (the
+// server prints it once per reason and shows it as `server.fastHttp.reason`).
 const fs = require('node:fs');
 const tls = require('node:tls');
 const { X509Certificate, createPrivateKey } = require('node:crypto');
 const { toSuites, toGroups } = require('../internal/tls-ciphers');
 const { binding, defaults } = require('../internal/native');
 
-/** TLS options the addon does not implement: set to anything but undefined, node serves. */
-const FALLBACK_OPTIONS = [
-  'secureOptions', 'sigalgs', 'pskCallback', 'pskIdentityHint', 'crl',
-  'dhparam', 'privateKeyEngine', 'privateKeyIdentifier', 'clientCertEngine', 'secureContext',
-  'sessionIdContext', 'privateKeyOptions',
-];
-/** Boolean TLS options whose default (false) the addon has. */
-const FALSE_BY_DEFAULT = ['enableTrace', 'allowPartialTrustChain'];
+const NO_PSK = 'fast-http\'s TLS (rustls) has no pre-shared keys';
+const NO_ENGINE = 'OpenSSL engines are OpenSSL\'s own';
+/**
+ * TLS options the addon does not implement (set to anything but undefined, node serves), with
+ * why.
+ */
+const FALLBACK_OPTIONS = {
+  __proto__: null,
+  secureOptions: 'OpenSSL\'s SSL_OP_* flags have no counterpart in fast-http\'s TLS (rustls, ' +
+    'which never offers TLS 1.0 / 1.1, renegotiation or compression)',
+  sigalgs: 'fast-http\'s TLS (rustls) chooses the signature algorithms itself',
+  pskCallback: NO_PSK,
+  pskIdentityHint: NO_PSK,
+  crl: 'client certificates are not checked against revocation lists natively',
+  dhparam: 'fast-http\'s TLS (rustls) has no finite-field Diffie-Hellman (DHE suites); it ' +
+    'uses ECDHE',
+  privateKeyEngine: NO_ENGINE,
+  privateKeyIdentifier: NO_ENGINE,
+  clientCertEngine: NO_ENGINE,
+  secureContext: 'a tls.SecureContext is OpenSSL\'s object; pass the options it was made ' +
+    'with (key, cert, ca, ...) instead',
+  sessionIdContext: 'fast-http resumes sessions with tickets, not OpenSSL session ids',
+  privateKeyOptions: 'the native TLS does not read it',
+};
+/** Boolean TLS options whose default (false) the addon has, with why. */
+const FALSE_BY_DEFAULT = {
+  __proto__: null,
+  enableTrace: 'OpenSSL\'s trace output is OpenSSL\'s own',
+  allowPartialTrustChain: 'fast-http\'s TLS (rustls) verifies client certificates up to a ' +
+    'trust anchor only',
+};
+
+/** The reason an https server is node's own: the option, why, and what would make it native. */
+function because(option, why, toNative = 'without it the server is fast-http\'s') {
+  return `https option ${option}: ${why}; ${toNative}`;
+}
+
+/** A value as a reason quotes it: strings in quotes, long ones cut. */
+function quote(value) {
+  const text = typeof value === 'string' ? `'${value}'` : String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
 
 const VERSIONS = { __proto__: null, 'TLSv1.2': 0x0303, 'TLSv1.3': 0x0304 };
 // secureProtocol methods the addon serves, as [min, max] (node's SecureContext::Init pins both
@@ -161,15 +196,23 @@ function pfxPairs(options) {
   return { pairs: [...byType.values()], extra };
 }
 
-/** The key / cert pairs and the pfx ones ({ pairs, extra } as pfxPairs), or null. */
+/** The key / cert pairs and the pfx ones ({ pairs, extra } as pfxPairs), or the reason. */
 function allPairs(options) {
   const keyCertPairs = keyPairs(options);
-  if (keyCertPairs === null) return null;
+  if (keyCertPairs === null) {
+    return because('key / cert', 'a key whose certificate is not among cert, or one node\'s ' +
+      'crypto does not read here', 'with each key\'s certificate in cert the server is ' +
+      'fast-http\'s');
+  }
   const pfx = pfxPairs(options);
-  if (pfx === null) return null;
+  if (pfx === null) return because('pfx', 'an archive fast-http\'s PKCS#12 decoder cannot open');
   // A pfx's certificate replaces a key / cert one of its key type inside OpenSSL, with the
   // chain certificates of that slot: not followed here.
-  if (pfx.pairs.length > 0 && keyCertPairs.length > 0) return null;
+  if (pfx.pairs.length > 0 && keyCertPairs.length > 0) {
+    return because('pfx beside key / cert', 'OpenSSL lets the pfx replace the pair of its key ' +
+      'type, which the native TLS does not follow', 'with one or the other the server is ' +
+      'fast-http\'s');
+  }
   return { pairs: [...keyCertPairs, ...pfx.pairs], extra: pfx.extra };
 }
 
@@ -204,35 +247,62 @@ function defaultRoots() {
   return defaultCAs;
 }
 
-/** [minVersion, maxVersion] as the addon takes them, or null for versions it lacks. */
+/** [minVersion, maxVersion] as the addon takes them, or the reason for versions it lacks. */
 function versionRange(options) {
   // createSecureContext refused a secureProtocol with minVersion / maxVersion already.
-  if (options.secureProtocol) return SECURE_PROTOCOLS[options.secureProtocol] ?? null;
-  const minVersion = VERSIONS[options.minVersion ?? tls.DEFAULT_MIN_VERSION];
-  const maxVersion = VERSIONS[options.maxVersion ?? tls.DEFAULT_MAX_VERSION];
-  if (minVersion === undefined || maxVersion === undefined) return null;
-  return [minVersion, maxVersion];
+  if (options.secureProtocol) {
+    return SECURE_PROTOCOLS[options.secureProtocol] ?? because(
+      `secureProtocol ${quote(options.secureProtocol)}`, 'only TLSv1_2_method and ' +
+      'TLSv1_2_server_method are served natively (fast-http\'s TLS has TLS 1.2 and 1.3, no ' +
+      'TLS 1.0 / 1.1)', 'with one of those, or minVersion / maxVersion for TLS 1.2 and 1.3, ' +
+      'the server is fast-http\'s');
+  }
+  const range = [];
+  for (const [name, fallback] of [['minVersion', 'DEFAULT_MIN_VERSION'],
+    ['maxVersion', 'DEFAULT_MAX_VERSION']]) {
+    const version = options[name] ?? tls[fallback];
+    if (VERSIONS[version] === undefined) {
+      const what = options[name] === undefined ? `tls.${fallback} (no ${name})` : name;
+      return because(`${what} ${quote(version)}`, 'fast-http\'s TLS (rustls) has TLS 1.2 and ' +
+        '1.3, no TLS 1.0 / 1.1', 'with \'TLSv1.2\' or \'TLSv1.3\' the server is fast-http\'s');
+    }
+    range.push(VERSIONS[version]);
+  }
+  return range;
 }
 
 /**
  * The suites, groups, order and session settings of the spec (absent fields: node's
- * defaults), or null when one cannot be honoured exactly.
+ * defaults), or the reason when one cannot be honoured exactly.
  */
 function cipherTuning(options) {
   // A SNICallback that is not a function: node's server throws for it.
-  if (options.SNICallback !== undefined && typeof options.SNICallback !== 'function') return null;
+  if (options.SNICallback !== undefined && typeof options.SNICallback !== 'function') {
+    return because('SNICallback', 'not a function (node\'s server refuses it)');
+  }
   // An ALPNCallback that is not a function, or one beside ALPNProtocols: node's throws.
   if (options.ALPNCallback !== undefined &&
-      (typeof options.ALPNCallback !== 'function' || options.ALPNProtocols)) return null;
+      (typeof options.ALPNCallback !== 'function' || options.ALPNProtocols)) {
+    return because('ALPNCallback', 'not a function, or beside ALPNProtocols (node\'s server ' +
+      'refuses both)');
+  }
   const out = {};
   if (options.ciphers !== undefined) {
     const suites = toSuites(options.ciphers);
-    if (suites === null) return null;
+    if (suites === null) {
+      return because(`ciphers ${quote(options.ciphers)}`, 'it names suites, aliases or ' +
+        'operators fast-http\'s TLS cannot honour exactly (it has TLS 1.3\'s suites and ' +
+        'ECDHE with AES-GCM or ChaCha20-Poly1305; no DHE, CBC or RSA key exchange, no ' +
+        '@SECLEVEL)', 'with a list of those suites the server is fast-http\'s');
+    }
     out.ciphers = suites;
   }
   if (options.ecdhCurve !== undefined) {
     const groups = toGroups(options.ecdhCurve);
-    if (groups === null) return null;
+    if (groups === null) {
+      return because(`ecdhCurve ${quote(options.ecdhCurve)}`, 'fast-http\'s TLS has X25519, ' +
+        'P-256 and P-384 only', 'with those (or \'auto\') the server is fast-http\'s');
+    }
     out.groups = groups;
   }
   // tls.Server: the server's order unless honorCipherOrder is false.
@@ -243,54 +313,83 @@ function cipherTuning(options) {
   }
   if (options.ticketKeys !== undefined) {
     const keys = toBytes(options.ticketKeys);
-    if (keys === null || keys.length !== 48) return null;
+    if (keys === null || keys.length !== 48) {
+      return because('ticketKeys', 'not 48 bytes in a Buffer');
+    }
     out.ticketKeys = keys;
   }
   return out;
 }
 
+/** The reason an option the addon does not implement is set, or null. */
+function unsupported(options) {
+  for (const name in FALLBACK_OPTIONS) {
+    if (options[name] !== undefined) return because(name, FALLBACK_OPTIONS[name]);
+  }
+  for (const name in FALSE_BY_DEFAULT) {
+    if (options[name] !== undefined && options[name] !== false) {
+      return because(`${name}: true`, FALSE_BY_DEFAULT[name]);
+    }
+  }
+  return null;
+}
+
+/** { ca, roots } for client certificates (PEM Buffers), or the reason. */
+function trust(options, requestCert) {
+  // configSecureContext: `if (ca)`, so a falsy ca (false, '') is none.
+  const ca = options.ca ? toArray(options.ca).map(toBytes) : [];
+  if (ca.includes(null)) return because('ca', 'an entry that is neither a string nor a Buffer');
+  // Without a ca, OpenSSL checks client certificates against its default roots.
+  const roots = requestCert && ca.length === 0 ? defaultRoots() : [];
+  if (roots === null) {
+    return because('requestCert without ca', 'under --use-openssl-ca, --use-system-ca or an ' +
+      '--openssl-* flag, the CAs node\'s OpenSSL trusts are not known here before Node 22.15 ' +
+      '(tls.getCACertificates)', 'with ca, or on Node 22.15 or later, the server is ' +
+      'fast-http\'s');
+  }
+  return { ca, roots };
+}
+
 /**
  * What the addon needs for an https server with `options` ({ spec, handshakeTimeout, own
- * certificate }), or null when node's https.Server must serve it. Bad options throw node's
- * own errors, as node's constructor would (tls.createSecureContext checks them).
+ * certificate }), or, when node's https.Server must serve it, the reason (a string: the
+ * option, why, and what would make the server fast-http's). Bad options throw node's own
+ * errors, as node's constructor would (tls.createSecureContext checks them).
  */
 function nativeTls(options) {
-  for (const name of FALLBACK_OPTIONS) {
-    if (options[name] !== undefined) return null;
-  }
-  for (const name of FALSE_BY_DEFAULT) {
-    if (options[name] !== undefined && options[name] !== false) return null;
-  }
+  const reason = unsupported(options);
+  if (reason !== null) return reason;
   // Node's own validation, and errors, for what it would refuse.
   tls.createSecureContext(options);
   const versions = versionRange(options);
-  if (versions === null) return null;
+  if (typeof versions === 'string') return versions;
   const [minVersion, maxVersion] = versions;
   const handshakeTimeout = options.handshakeTimeout || DEFAULT_HANDSHAKE_TIMEOUT;
-  if (typeof handshakeTimeout !== 'number') return null;
+  if (typeof handshakeTimeout !== 'number') {
+    return because('handshakeTimeout', `${quote(handshakeTimeout)} is not a number`);
+  }
   const requestCert = options.requestCert === true;
   // tls.Server: rejectUnauthorized unless it is false.
   const rejectUnauthorized = options.rejectUnauthorized !== false;
-  // configSecureContext: `if (ca)`, so a falsy ca (false, '') is none.
-  const ca = options.ca ? toArray(options.ca).map(toBytes) : [];
-  if (ca.includes(null)) return null;
-  // Without a ca, OpenSSL checks client certificates against its default roots.
-  const roots = requestCert && ca.length === 0 ? defaultRoots() : [];
-  if (roots === null) return null;
+  const trusted = trust(options, requestCert);
+  if (typeof trusted === 'string') return trusted;
   // node's https.Server spreads the options over its default: one set to undefined is none.
   const alpn = 'ALPNProtocols' in options ? alpnNames(options.ALPNProtocols) : DEFAULT_ALPN;
-  if (alpn === null) return null;
+  if (alpn === null) {
+    return because('ALPNProtocols', 'a form not read natively (an array of strings or ' +
+      'Buffers, or node\'s wire format in one Buffer are)');
+  }
   const tuning = cipherTuning(options);
-  if (tuning === null) return null;
+  if (typeof tuning === 'string') return tuning;
   const both = allPairs(options);
-  if (both === null) return null;
+  if (typeof both === 'string') return both;
   const { pairs, extra } = both;
   return {
     spec: {
       pairs,
       // OpenSSL trusts a pfx's other certificates and names them as client CAs, as a ca's.
-      ca: [...ca, ...extra],
-      roots,
+      ca: [...trusted.ca, ...extra],
+      roots: trusted.roots,
       requestCert, rejectUnauthorized, minVersion, maxVersion, alpn, tickets: true,
       ...tuning,
     },

@@ -3,7 +3,8 @@
 // https.Server prototype chain, so `instanceof https.Server` and `instanceof tls.Server` hold as
 // for node's, with the TLS layer in the addon. Options the addon's TLS does not implement (see
 // options.js) make createServer / `new Server` return node's own https.Server, which then
-// serves everything as node does (counted as httpsFallbackServers in the stats line).
+// serves everything as node does: the reason is printed once per process, shown as the
+// server's `fastHttp.reason` and counted in the stats line (httpsFallbackServers, -Reasons).
 const https = require('node:https');
 const tls = require('node:tls');
 const { createHash } = require('node:crypto');
@@ -36,26 +37,37 @@ const contexts = new FinalizationRegistry((state) => {
   for (const other of state.sniContexts) binding.tlsContextFree(other);
 });
 
+/** node's own https server for options the native TLS lacks, told as `reason` says. */
+function nodeServes(options, requestListener, reason) {
+  // Made first: options node's constructor refuses make no server, and no line.
+  const server = new NodeHttpsServer(options, requestListener);
+  Object.defineProperty(server, 'fastHttp', {
+    __proto__: null, configurable: true, writable: true,
+    value: Object.freeze({ native: false, reason }),
+  });
+  // One line per distinct reason: an app making many such servers is told once.
+  if (stats.httpsServerCreated(reason)) {
+    process.stderr.write(`fast-http: an https server runs on node's own TLS (${reason}).\n`);
+  }
+  return server;
+}
+
 function Server(options, requestListener) {
   if (!(this instanceof Server)) return new Server(options, requestListener);
   [options, requestListener] = serverArgs(options, requestListener);
   const decided = nativeTls(options);
-  let ctx = -1;
-  if (decided !== null) {
-    try {
-      ctx = binding.tlsContextCreate(decided.spec);
-    } catch {
-      // Keys or certificates rustls does not take (e.g. DSA): node's server takes them.
-    }
+  // A constructor returning an object makes `new Server()` that object.
+  if (typeof decided === 'string') return nodeServes(options, requestListener, decided);
+  let ctx;
+  try {
+    ctx = binding.tlsContextCreate(decided.spec);
+  } catch (err) {
+    // Keys or certificates rustls does not take (e.g. DSA): node's server takes them.
+    return nodeServes(options, requestListener, 'https option key / cert: fast-http\'s TLS ' +
+      `(rustls) cannot use them (${err.message}; DSA keys, for one, it cannot sign with); ` +
+      'with RSA or ECDSA keys the server is fast-http\'s');
   }
-  if (ctx < 0) {
-    // A constructor returning an object makes `new Server()` that object. Counted once made:
-    // options node's constructor refuses make no server.
-    const server = new NodeHttpsServer(options, requestListener);
-    stats.httpsServerCreated(true);
-    return server;
-  }
-  stats.httpsServerCreated(false);
+  stats.httpsServerCreated(null);
   const state = this[kTlsServer] = {
     ctx,
     // For the node https server that serves sockets handed over with emit('connection').
@@ -172,10 +184,12 @@ function contextFrom(method, options, spec) {
   const plain = proto === Object.prototype || proto === null;
   const from = plain ? options.secureContext === undefined ? options :
     optionsOf(options.secureContext) : optionsOf(options);
-  const decided = from === undefined ? null : nativeTls(from);
-  if (decided === null) {
-    const err = new Error(`${method}: these options need node's own TLS, which this server ` +
-      'does not use (fast-http chose its native TLS from the options createServer had)');
+  const decided = from === undefined ? 'a SecureContext whose options fast-http did not see'
+    : nativeTls(from);
+  if (typeof decided === 'string') {
+    const err = new Error(`${method}: these options need node's own TLS (${decided}), which ` +
+      'this server does not use (fast-http chose its native TLS from the options ' +
+      'createServer had)');
     err.code = 'ERR_FAST_HTTP_TLS';
     throw err;
   }
@@ -319,6 +333,10 @@ Server.prototype[kSecureSocket] = function secureSocket(socket, established) {
 };
 
 function onSecureConnection() {}
+
+Object.defineProperty(Server.prototype, 'fastHttp', {
+  __proto__: null, configurable: true, writable: true, value: Object.freeze({ native: true }),
+});
 
 function createServer(options, requestListener) {
   return new Server(options, requestListener);

@@ -49,6 +49,46 @@ function installedName() {
   return PACKAGE;
 }
 
+/**
+ * Whether the app's package-lock.json (the nearest one above this package) lists `name`:
+ * true, false, or null when there is none to read.
+ */
+function lockfileLists(name) {
+  for (let dir = path.dirname(root); ; dir = path.dirname(dir)) {
+    let lock;
+    try {
+      lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8'));
+    } catch (err) {
+      if (err.code !== 'ENOENT') return null;
+      if (path.dirname(dir) === dir) return null;
+      continue;
+    }
+    return Object.keys(lock.packages ?? {}).some((p) => p.endsWith(`node_modules/${name}`));
+  }
+}
+
+/** Why the prebuilt package for `t` is missing, and what brings it back, in one sentence. */
+function missingPrebuilt(t, rebuild) {
+  const pkg = packageName(t);
+  const { version } = require('../../package.json');
+  const bug = 'npm keeps optional platform packages in package-lock.json only for the OS it ' +
+    'was made on (npm/cli#4828, e.g. a lockfile from macOS in a Linux Docker build)';
+  const reinstall = 'delete node_modules and package-lock.json and run `npm install` on this ' +
+    `machine, or add it to the app: \`npm install ${pkg}@${version}\``;
+  switch (lockfileLists(pkg)) {
+    case false:
+      return `${pkg} (the prebuilt binary for ${t}) is not installed and package-lock.json ` +
+        `does not list it: ${bug}. ${reinstall}; or ${rebuild}.`;
+    case true:
+      return `reinstall without --omit=optional / --no-optional so npm installs ${pkg} ` +
+        `(the prebuilt binary for ${t}), or ${rebuild}.`;
+    default:
+      return `${pkg} (the prebuilt binary for ${t}) is not installed. Most often ${bug}: ` +
+        `${reinstall}. An install with --omit=optional / --no-optional skips it too. Or ` +
+        `${rebuild}.`;
+  }
+}
+
 // What to do about a missing addon, in one line: the warning printed when fast-http falls back
 // to node:http repeats it, and npm hides install-script output, so this is the guide users see.
 function fixFor(t) {
@@ -62,10 +102,7 @@ function fixFor(t) {
   if (checkout) return `build it: \`npm run build\` in ${root} (needs Rust, https://rustup.rs).`;
   const rebuild = `install Rust (https://rustup.rs) and run \`npm rebuild ${installedName()}\``;
   const prebuilt = prebuiltTriples();
-  if (prebuilt.includes(t)) {
-    return `reinstall without --omit=optional / --no-optional so npm installs ${packageName(t)} ` +
-      `(the prebuilt binary for ${t}), or ${rebuild}.`;
-  }
+  if (prebuilt.includes(t)) return missingPrebuilt(t, rebuild);
   return `no prebuilt binary for ${t} (there are: ${prebuilt.join(', ')}): ${rebuild}.`;
 }
 

@@ -1,6 +1,7 @@
 'use strict';
 // FAST_HTTP_STATS=<file>: one JSON line per process at exit, saying what fast-http served
-// natively and what went through the fallback (Node's own http machinery). Servers usually
+// natively and what went through the fallback (Node's own http machinery); docs/diagnostics.md
+// describes each key. Servers usually
 // stop by Ctrl-C or SIGTERM, so the line is also written on SIGINT / SIGTERM / SIGHUP,
 // without changing what the signal does.
 const fs = require('node:fs');
@@ -11,6 +12,8 @@ const counters = {
   serversCreated: 0, fallbackConnections: 0, injectedConnections: 0, httpsServersCreated: 0,
   httpsFallbackServers: 0,
 };
+/** Per reason an https server was node's own (options.js's text), how many were. */
+const httpsFallbackReasons = { __proto__: null };
 let hooked = false;
 let written = false;
 
@@ -30,6 +33,7 @@ function write(file) {
     injectedConnections: counters.injectedConnections,
     httpsServersCreated: counters.httpsServersCreated,
     httpsFallbackServers: counters.httpsFallbackServers,
+    httpsFallbackReasons: { ...httpsFallbackReasons },
     // Handshakes the addon completed.
     tlsHandshakes: native[3] ?? 0,
   };
@@ -73,11 +77,20 @@ function fallbackConnection(injected) {
   hook();
 }
 
-/** An https server made: fast-http's, or node's own (`fallback`) for options it lacks. */
-function httpsServerCreated(fallback) {
+/**
+ * An https server made: fast-http's (`fallbackReason` null), or node's own for options it
+ * lacks. True when that reason is new in this process.
+ */
+function httpsServerCreated(fallbackReason) {
   counters.httpsServersCreated++;
-  if (fallback) counters.httpsFallbackServers++;
   hook();
+  if (fallbackReason === null) return false;
+  counters.httpsFallbackServers++;
+  const seen = fallbackReason in httpsFallbackReasons;
+  httpsFallbackReasons[fallbackReason] = (httpsFallbackReasons[fallbackReason] ?? 0) + 1;
+  return !seen;
 }
 
-module.exports = { counters, hook, serverCreated, fallbackConnection, httpsServerCreated };
+module.exports = {
+  counters, httpsFallbackReasons, hook, serverCreated, fallbackConnection, httpsServerCreated,
+};

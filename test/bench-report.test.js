@@ -1,0 +1,113 @@
+'use strict';
+// What `npm run bench` hands a user, from a results object of the shape bench/run.js makes:
+// the Markdown table (machine, exact command, each column's package, rows where wrk was the
+// limit marked), the files written only where asked, and a default folder git ignores, so a
+// run never changes a tracked file.
+const assert = require('node:assert/strict');
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { test } = require('node:test');
+const report = require('../bench/lib/report');
+
+const root = path.join(__dirname, '..');
+
+function summary(median) {
+  return { median, min: median, max: median, n: 1 };
+}
+
+function timedRow(server, label, rps, cpuUsPerReq, clientCpu) {
+  return {
+    server, label, status: 'ok', warnings: [], clientBound: clientCpu >= 0.9,
+    proof: { responseBytes: 178 },
+    summary: {
+      rps: summary(rps), cpuUsPerReq: summary(cpuUsPerReq), p99Ms: summary(1),
+      serverCpu: summary(1), clientCpu: summary(clientCpu),
+    },
+  };
+}
+
+function results() {
+  const r = {
+    meta: {
+      date: '2026-12-04T10:00:00.000Z', command: 'npm run bench', node: 'v20.20.2',
+      cpu: 'AMD EPYC', cpus: 2, kernel: 'Linux 6.1', git: 'abc1234',
+      pinning: { server: 0, loadGenerator: 1 }, clientBound: 0.9,
+      servers: {
+        fast: 'fast-http-native 0.1.0 (git abc1234) on Node v20.20.2',
+        node: 'node:http and node:https of Node v20.20.2',
+        uws: '@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0, uws_linux_x64_115.node ' +
+          "(an unofficial npm republish of uWebSockets.js's binaries)",
+      },
+    },
+    options: {
+      servers: ['fast', 'node', 'uws'], rounds: 5, duration: 3, warmup: 1, connections: 64,
+      memConns: 5000, tlsIdleConns: 10000, workloads: ['hello', 'memory'],
+    },
+    notes: [],
+    workloads: [
+      { name: 'hello', title: 'hello (writeHead + end)', rows: [
+        timedRow('fast', 'fast-http', 110000, 9, 0.97),
+        timedRow('node', 'node:http', 64000, 15, 0.7),
+        timedRow('uws', 'uWebSockets.js', 160000, 7, 0.99),
+      ] },
+      { name: 'memory', title: 'RSS per idle keep-alive connection', memory: true, conns: 5000,
+        rows: [
+          { server: 'fast', label: 'fast-http', status: 'ok', warnings: [],
+            summary: { bytesPerConn: summary(1500), rssBefore: summary(1e6), rssAfter: summary(2e6) } },
+          { server: 'node', label: 'node:http', status: 'ok', warnings: [],
+            summary: { bytesPerConn: summary(9000), rssBefore: summary(1e6), rssAfter: summary(2e6) } },
+          { server: 'uws', label: 'uWebSockets.js', status: 'unavailable', error: 'no binary',
+            warnings: [] },
+        ] },
+    ],
+  };
+  report.addRatios(r);
+  return r;
+}
+
+test('the Markdown table: machine and command, node:http first, ‡ on wrk-bound req/s', () => {
+  const md = report.markdown(results()).split('\n');
+  assert.equal(md[0], '`npm run bench` on AMD EPYC, 2 CPUs (Linux 6.1), Node v20.20.2, ' +
+    '2026-12-04, fast-http at abc1234: servers on CPU 0, load generator on CPU 1, 5 ' +
+    "alternating rounds of 3 s per server, wrk -t1 -c64; medians, (×) against node:http's.");
+  assert.deepEqual(md.slice(2, 7), [
+    '| workload | node:http | fast-http | uWebSockets.js |',
+    '|---|---|---|---|',
+    '| hello (writeHead + end): req/s | 64,000 | 110,000 (1.72×) ‡ | 160,000 (2.50×) ‡ |',
+    '| hello (writeHead + end): CPU µs/request | 15.0 | 9.00 (0.60×) | 7.00 (0.47×) |',
+    '| RSS per idle keep-alive connection, 5000 connections | 8.79 KiB | 1.46 KiB (0.17×) | ' +
+      'not available |',
+  ]);
+  assert.ok(md.includes('- uWebSockets.js: @trufflesuite/uws-js-unofficial@20.30.0-unofficial.0, ' +
+    "uws_linux_x64_115.node (an unofficial npm republish of uWebSockets.js's binaries)"));
+  assert.ok(md.some((l) => l.startsWith('- ‡ wrk used ≥ 90 % of its core')), md.join('\n'));
+});
+
+test('the stdout table names the packages and marks wrk-bound rows', () => {
+  const text = report.table(results());
+  assert.match(text, /\n {2}uWebSockets\.js: @trufflesuite\/uws-js-unofficial@20\.30\.0-unofficial\.0/);
+  assert.match(text, /\n {2}fast-http +110,000 \(110,000–110,000\) ‡ +1\.72×/);
+  assert.match(text, /\n {2}node:http +64,000 \(64,000–64,000\) +1\.00×/);
+  assert.match(text, /\n‡ wrk used ≥ 90 % of its core/);
+});
+
+test('files go where asked; the default folder is one git ignores', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fast-http-bench-report-'));
+  try {
+    const files = report.write(results(), dir);
+    assert.deepEqual(fs.readdirSync(dir).sort(),
+      ['2026-12-04T10-00-00-000Z.json', 'latest.json', 'latest.md', 'latest.svg']);
+    assert.equal(fs.readFileSync(files.markdown, 'utf8'), report.markdown(results()));
+    assert.match(fs.readFileSync(files.svg, 'utf8'), /‡ wrk-bound/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  // Outside a git checkout (a packed copy) there is nothing to ask.
+  if (!fs.existsSync(path.join(root, '.git'))) return;
+  const names = ['bench/results/latest.svg', 'bench/results/latest.md', 'bench/results/x.json'];
+  const r = spawnSync('git', ['check-ignore', ...names], { cwd: root, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(r.stdout.trim().split('\n'), names, 'bench/results/ is git-ignored');
+});
