@@ -60,7 +60,7 @@ test('the connection\'s HTTPINCOMINGMESSAGE: one init, triggered by the socket\'
 
 test('a request\'s own keys include rawHeaders and rawTrailers before they are read', {
   timeout: 30000,
-  todo: 'README: lazy header lines are accessors on the prototype until read',
+  todo: 'docs/compatibility.md: lazy header lines are accessors on the prototype until read',
 }, async () => {
   const logs = await both((impl, log, done) => {
     oneRequest(impl, (req) => {
