@@ -1,5 +1,5 @@
 //! fast-http: a node:http-compatible server core. The layers, in the order data flows
-//! (README.md's layout, DESIGN.md's shape): sockets (`net`); a mio reactor on the JS thread
+//! (docs/internals.md): sockets (`net`); a mio reactor on the JS thread
 //! inside libuv's loop (`reactor`); the HTTP/1 connection state machine (`conn`); pure
 //! protocol code, our own llhttp-exact parser among it (`proto`); and the N-API layer
 //! (`binding`), the only code that knows JS. Dependencies point one way, down
