@@ -149,6 +149,10 @@ const SEEN_TRAILER = 32;
  */
 class HeadDecision {
   constructor(res) {
+    this.reset(res);
+  }
+
+  reset(res) {
     this.statusCode = res.statusCode;
     this.statusMessage = res.statusMessage;
     /** The reason phrase for the addon, or null for the code's default text. */
@@ -168,6 +172,26 @@ class HeadDecision {
   }
 }
 
+/**
+ * A head as end() sends it: the reason phrase for the addon (null: the code's default text),
+ * the user's header lines and the `R_*` flags. What writeHead() keeps until end().
+ */
+class DecidedHead {
+  constructor(reason, lines, flags) {
+    this.reason = reason;
+    this.lines = lines;
+    this.flags = flags;
+  }
+}
+
+/**
+ * The one decision in the making, reused: a HeadDecision per response was 144 B of the
+ * 2.2 KB of JS heap a hello response allocated. A header value's toString() may decide
+ * another response's head meanwhile; that one gets a fresh decision (`deciding`).
+ */
+const scratch = new HeadDecision({});
+let deciding = false;
+
 /** Sets on `res` what node's writeHead would have set. */
 function applyHead(res, d) {
   res.statusCode = d.statusCode;
@@ -186,25 +210,34 @@ function applyHead(res, d) {
 /**
  * The decision for `res`'s head, applied to `res`, or NEEDS_NODE (`res` untouched: node's
  * writeHead makes the same changes itself). A throw leaves what node's would have set.
+ * `keep`: the head is kept (writeHead) rather than sent at once (end()), which may use the
+ * decision itself.
  */
-function head(res, headers, fromObject, reasonGiven) {
-  const d = new HeadDecision(res);
+function head(res, headers, fromObject, reasonGiven, keep) {
+  const shared = !deciding;
+  const d = shared ? scratch : new HeadDecision(res);
+  if (shared) {
+    d.reset(res);
+    deciding = true;
+  }
   try {
     if (!decideHead(d, res, headers, fromObject, reasonGiven)) return NEEDS_NODE;
   } catch (err) {
     applyHead(res, d);
     throw err;
+  } finally {
+    if (shared) deciding = false;
   }
   applyHead(res, d);
-  return d;
+  return keep || !shared ? new DecidedHead(d.reason, d.lines, d.flags) : d;
 }
 
 /**
  * For `res.end()` before any head was written: validates and updates `res` exactly as node's
  * implicit writeHead would, and returns the decision, or NEEDS_NODE.
  */
-function implicitHead(res, reasonGiven = false) {
-  return head(res, res[kOutHeaders], false, reasonGiven);
+function implicitHead(res, reasonGiven = false, keep = false) {
+  return head(res, res[kOutHeaders], false, reasonGiven, keep);
 }
 
 /**
@@ -213,7 +246,7 @@ function implicitHead(res, reasonGiven = false) {
  * and no headers set before.
  */
 function explicitHead(res, headers, reasonGiven) {
-  return head(res, headers, true, reasonGiven);
+  return head(res, headers, true, reasonGiven, true);
 }
 
 /**

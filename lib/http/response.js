@@ -128,7 +128,7 @@ ServerResponse.prototype.writeHead = function writeHead(statusCode, reason, obj)
   const reasonGiven = typeof reason === 'string';
   if (reasonGiven) this.statusMessage = reason;
   this.statusCode = code;
-  const head = headers == null ? implicitHead(this, reasonGiven) :
+  const head = headers == null ? implicitHead(this, reasonGiven, true) :
     explicitHead(this, headers, reasonGiven);
   if (head === null) return nodeWriteHead.apply(this, arguments);
   this[kHead] = head;
