@@ -7,6 +7,8 @@
 // file out of argv and requires it, so Deno runs the same server files as Node and Bun (a file
 // require()d from here is loaded as CommonJS whatever its extension).
 
-const file = process.argv[2];
+// Resolved from the working directory, as `node <file>` resolves it (require() alone would
+// look for a relative name under node_modules).
+const file = require('node:path').resolve(process.argv[2]);
 process.argv.splice(2, 1);
 require(file);
