@@ -986,13 +986,19 @@ function killChildren() {
     try { c.kill('SIGKILL'); } catch { /* already gone */ }
   }
 }
-process.on('SIGINT', () => { progress.clear(); killChildren(); process.exit(130); });
-process.on('SIGTERM', () => { killChildren(); process.exit(143); });
-process.on('exit', killChildren);
+// Required (test/bench-rows.test.js), it starts nothing: the tests start a server the way a
+// run does, with the command a run would use.
+if (require.main === module) {
+  process.on('SIGINT', () => { progress.clear(); killChildren(); process.exit(130); });
+  process.on('SIGTERM', () => { killChildren(); process.exit(143); });
+  process.on('exit', killChildren);
 
-main().catch((err) => {
-  progress.clear();
-  killChildren();
-  process.stderr.write(`bench: ${err.stack || err}\n`);
-  process.exit(1);
-});
+  main().catch((err) => {
+    progress.clear();
+    killChildren();
+    process.stderr.write(`bench: ${err.stack || err}\n`);
+    process.exit(1);
+  });
+}
+
+module.exports = { SERVERS, serverCommand, cannotRun, UWS_PREFIX };

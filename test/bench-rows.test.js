@@ -16,6 +16,7 @@ const { exchange, verify } = require('../bench/lib/http-check');
 const { workloads } = require('../bench/lib/workloads');
 const { v8Line, jscLine, gcLog } = require('../bench/lib/gc-log');
 const { ensureRuntime, RUNTIMES } = require('../bench/lib/runtimes');
+const run = require('../bench/run');
 const app = require('../bench/realistic');
 
 const root = path.join(__dirname, '..');
@@ -29,11 +30,12 @@ process.env.BENCH_LIVE_HEAP_MB = String(HEAP_MB);
 const workload = (name) => workloads.find((w) => w.name === name);
 
 /**
- * Starts a bench server (`args` after node's own) the way bench/run.js does; resolves with
- * { port, child, lines } once it printed READY, rejects with its output if it exits first.
+ * Starts a bench server (`args` after node's own, or `cmd` and its `args`) the way
+ * bench/run.js does; resolves with { port, child, lines } once it printed READY, rejects with
+ * its output if it exits first.
  */
-function startServer(args, env = {}) {
-  const child = spawn(process.execPath, args, {
+function startServer(args, env = {}, cmd = process.execPath) {
+  const child = spawn(cmd, args, {
     cwd: path.join(root, 'bench'),
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -172,6 +174,32 @@ test('a framework app that is not on fast-http is not measured as fast-http', { 
   await assert.rejects(startServer([path.join(servers, 'framework.js'), 'koa', '0'], { BENCH_EXPECT_FAST_HTTP: root }),
     (err) => err.code === 1 && /node:http's, not fast-http's/.test(err.stderr));
 });
+
+// Bun and Deno are fetched by a bench run, not by npm install: where a run has fetched them
+// (.cache/bench-deps/), their rows start as a run starts them, pass their proofs and exit when
+// the runner closes their stdin; elsewhere these tests are skipped.
+for (const id of ['bun', 'deno', 'deno-serve']) {
+  const s = run.SERVERS[id];
+  const rt = ensureRuntime(s.runtime, { prefix: run.UWS_PREFIX, install: false, note: () => {} });
+  const rows = ['hello', 'https-hello', 'realistic', ...(id === 'deno-serve' ? [] : ['express4'])];
+  test(`${s.label}: ${rows.join(', ')} start as a run starts them and pass their proofs`, {
+    skip: rt.error, timeout: TIMEOUT,
+  }, async () => {
+    const opts = { liveHeapMb: HEAP_MB, runtimes: { [s.runtime]: rt } };
+    for (const name of rows) {
+      const w = workload(name);
+      assert.equal(run.cannotRun(s, w), null);
+      const { cmd, args, env } = run.serverCommand(s, w, 0, opts);
+      const { port, child } = await startServer(args, env, cmd);
+      try {
+        const responses = await exchange(port, w.proof.requests(port), { tls: w.proof.tls });
+        assert.deepEqual(responses.flatMap((res) => verify(res, w.proof.expect)), [], `${id} ${name}`);
+      } finally {
+        await stop(child);
+      }
+    }
+  });
+}
 
 test('--help names the new servers, rows and options', { timeout: TIMEOUT }, () => {
   const r = spawnSync(process.execPath, [path.join(root, 'bench', 'run.js'), '--help'], { encoding: 'utf8' });
