@@ -60,6 +60,29 @@ function postEcho(req, res) {
   });
 }
 
+// The realistic row's app (bench/realistic.js): its live heap is built by prepare() before the
+// server listens, and only for that row (other rows must not carry a 150 MB heap).
+const app = require('./realistic');
+let heap = null;
+const getUser = (id) => heap.get(id);
+
+function realistic(req, res) {
+  const body = app.render(app.idFromPath(req.url), getUser);
+  if (body === null) {
+    res.writeHead(404, { 'Content-Type': 'text/plain' });
+    res.end('Not Found');
+    return;
+  }
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  res.end(body);
+}
+
+/** Work a workload needs before the server listens: the realistic row's heap. */
+function prepare(workload) {
+  if (workload !== 'realistic' || heap !== null) return;
+  heap = app.buildHeap(app.recordCount(app.liveHeapMb()));
+}
+
 // workload name -> handler. pipeline, memory and the https rows deliberately reuse hello:
 // they measure the transport (pipelined parsing, TLS, per-connection footprint), not the
 // handler.
@@ -75,19 +98,24 @@ const handlers = {
   'https-handshake-ecdsa': hello,
   'https-handshake-rsa': hello,
   'https-idle': hello,
+  'https-pipeline': hello,
+  realistic,
 };
 
 // The https rows' certificates (test/fixtures/tls, made with its gen.sh): every
 // https server gets the same key and certificate for the same row, so a handshake costs the
 // same signature for both.
 const TLS_DIR = require('node:path').join(__dirname, '..', 'test', 'fixtures', 'tls');
+/** The key and certificate files of an https row (uWS's SSLApp takes file names). */
+function tlsFiles(workload) {
+  const kind = workload === 'https-handshake-rsa' ? 'rsa' : 'ecdsa';
+  const file = (what) => require('node:path').join(TLS_DIR, `server-${kind}-${what}.pem`);
+  return { key: file('key'), cert: file('cert') };
+}
 function tlsOptions(workload) {
   const fs = require('node:fs');
-  const kind = workload === 'https-handshake-rsa' ? 'rsa' : 'ecdsa';
-  return {
-    key: fs.readFileSync(require('node:path').join(TLS_DIR, `server-${kind}-key.pem`)),
-    cert: fs.readFileSync(require('node:path').join(TLS_DIR, `server-${kind}-cert.pem`)),
-  };
+  const files = tlsFiles(workload);
+  return { key: fs.readFileSync(files.key), cert: fs.readFileSync(files.cert) };
 }
 
 const isHttps = (workload) => workload.startsWith('https-');
@@ -104,12 +132,46 @@ function parseArgs(argv = process.argv.slice(2), env = process.env) {
   return { workload, port };
 }
 
+// GC pauses on the main thread since start, from perf_hooks' 'gc' entries: what the runner
+// asks for around each round of a row that reports GC time (BENCH_GC=perf_hooks, set for the
+// servers that run on Node). Bun has no 'gc' entries and Deno's observer stays silent, so the
+// runner reads their engines' GC logs instead (bench/run.js, gcSource).
+let gcTotals = null;
+function observeGc() {
+  const { PerformanceObserver } = require('node:perf_hooks');
+  gcTotals = { ms: 0, count: 0 };
+  const add = (entries) => {
+    for (const e of entries) {
+      gcTotals.ms += e.duration;
+      gcTotals.count++;
+    }
+  };
+  const observer = new PerformanceObserver((list) => add(list.getEntries()));
+  observer.observe({ entryTypes: ['gc'] });
+  // Entries are delivered in a later task: a query takes the ones still queued first.
+  gcTotals.flush = () => add(observer.takeRecords());
+}
+
 // The runner closes our stdin when it is done (or dies); exit then, so a
-// crashed run never leaves a pinned server behind.
+// crashed run never leaves a pinned server behind. A line "gc" on stdin asks for the GC
+// totals: the answer is one line "GC <ms> <count>" on stdout.
 function exitWithParent() {
+  if (process.env.BENCH_GC === 'perf_hooks' && gcTotals === null) observeGc();
+  let pending = '';
+  process.stdin.on('data', (chunk) => {
+    pending += chunk;
+    let nl;
+    while ((nl = pending.indexOf('\n')) !== -1) {
+      const line = pending.slice(0, nl).trim();
+      pending = pending.slice(nl + 1);
+      if (line === 'gc') {
+        if (gcTotals) gcTotals.flush();
+        process.stdout.write(gcTotals ? `GC ${gcTotals.ms} ${gcTotals.count}\n` : 'GC - -\n');
+      }
+    }
+  });
   process.stdin.on('end', () => process.exit(0));
   process.stdin.on('error', () => process.exit(0));
-  process.stdin.resume();
 }
 
 // `loadHttps()` gives the https module of the server under test; it throws when that server
@@ -131,6 +193,7 @@ function serve(http, loadHttps) {
   } else {
     server = http.createServer(handlers[workload]);
   }
+  prepare(workload);
   if (workload === 'memory' || workload === 'https-idle') {
     // The default 5 s keep-alive timeout would start closing the idle
     // connections while the client is still opening the rest.
@@ -155,8 +218,12 @@ module.exports = {
   serve,
   parseArgs,
   tlsOptions,
+  tlsFiles,
   TLS_DIR,
   exitWithParent,
+  prepare,
+  getUser,
+  isHttps,
   HELLO_BODY,
   JSON_HEADERS,
   JSON_PAYLOAD,

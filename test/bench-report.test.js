@@ -111,3 +111,74 @@ test('files go where asked; the default folder is one git ignores', () => {
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(r.stdout.trim().split('\n'), names, 'bench/results/ is git-ignored');
 });
+
+/** A run with the anchors (Bun, Deno), a framework row and the realistic row. */
+function anchoredResults() {
+  const r = results();
+  r.meta.servers.bun = 'node:http and node:https of Bun 1.4.5 (npm @oven/bun-linux-x64@1.4.5, package/bin/bun)';
+  r.meta.servers.deno = 'node:http and node:https of Deno 2.9.6 (npm @deno/linux-x64-glibc@2.9.6, package/deno)';
+  r.meta.frameworks = { express4: 'express@4.21.2' };
+  r.options.servers = ['fast', 'node', 'uws', 'bun', 'deno'];
+  r.options.liveHeapMb = 150;
+  const gcRow = (server, label, cpu, gc, p99) => {
+    const row = timedRow(server, label, 1e6 / cpu, cpu, 0.4);
+    row.summary.p99Ms = summary(p99);
+    row.summary.gcUsPerReq = summary(gc);
+    row.rssAtStart = 230 * 2 ** 20;
+    return row;
+  };
+  const unavailable = (server, label, error) => ({ server, label, status: 'unavailable', error, warnings: [] });
+  r.workloads = [
+    { name: 'express4', title: 'Express 4, hello route', framework: true, rows: [
+      timedRow('fast', 'fast-http (-r fast-http/register)', 20000, 20, 0.3),
+      timedRow('node', 'node:http', 5000, 100, 0.1),
+      unavailable('uws', 'uWebSockets.js', "uWebSockets.js has its own API, not node:http's"),
+      timedRow('bun', 'Bun node:http', 12000, 40, 0.2),
+      timedRow('deno', 'Deno node:http', 6000, 65, 0.1),
+    ] },
+    { name: 'realistic', title: 'JSON API over a live heap', gc: true, rows: [
+      gcRow('fast', 'fast-http', 25, 0.5, 4),
+      gcRow('node', 'node:http', 40, 1, 8),
+      gcRow('uws', 'uWebSockets.js', 24, 0.25, 5),
+      gcRow('bun', 'Bun node:http', 28, 0.2, 6),
+      gcRow('deno', 'Deno node:http', 38, 1.5, 10),
+    ] },
+  ];
+  report.addRatios(r);
+  return r;
+}
+
+test('Bun and Deno columns, the framework packages, and the realistic row with p99 and GC per request', () => {
+  const md = report.markdown(anchoredResults()).split('\n');
+  assert.deepEqual(md.slice(2, 10), [
+    '| workload | node:http | fast-http | uWebSockets.js | Bun node:http | Deno node:http |',
+    '|---|---|---|---|---|---|',
+    '| Express 4, hello route: req/s | 5,000 | 20,000 (4.00×) | not available | 12,000 (2.40×) | 6,000 (1.20×) |',
+    '| Express 4, hello route: CPU µs/request | 100 | 20.0 (0.20×) | not available | 40.0 (0.40×) | 65.0 (0.65×) |',
+    '| JSON API over a live heap: req/s | 25,000 | 40,000 (1.60×) | 41,667 (1.67×) | 35,714 (1.43×) | 26,316 (1.05×) |',
+    '| JSON API over a live heap: CPU µs/request | 40.0 | 25.0 (0.63×) | 24.0 (0.60×) | 28.0 (0.70×) | 38.0 (0.95×) |',
+    '| JSON API over a live heap: p99 ms | 8.00 | 4.00 (0.50×) | 5.00 (0.63×) | 6.00 (0.75×) | 10.0 (1.25×) |',
+    '| JSON API over a live heap: GC µs/request | 1.00 | 0.50 (0.50×) | 0.25 (0.25×) | 0.20 (0.20×) | 1.50 (1.50×) |',
+  ]);
+  assert.ok(md.includes('- Bun node:http: node:http and node:https of Bun 1.4.5 (npm @oven/bun-linux-x64@1.4.5, ' +
+    'package/bin/bun)'), md.join('\n'));
+  assert.ok(md.includes('- Express 4: express@4.21.2'), md.join('\n'));
+  assert.ok(md.some((l) => l.startsWith('- framework rows: the same app')), md.join('\n'));
+  assert.ok(md.some((l) => l.startsWith('- realistic row: live heap 150 MB')), md.join('\n'));
+
+  const text = report.table(anchoredResults());
+  assert.match(text, /\n {2}Bun node:http: node:http and node:https of Bun 1\.4\.5/);
+  assert.match(text, /\n {2}Express 4: express@4\.21\.2/);
+  assert.match(text, /\n {2}uWebSockets\.js: not available — uWebSockets\.js has its own API/);
+  assert.match(text, /\nJSON API over a live heap, live heap 150 MB\n {2}server +req\/s +×node +CPU µs\/req +×node +p99 ms +×node +GC µs\/req +×node +RSS MiB/);
+  assert.match(text, /\n {2}Deno node:http +26,316 \(26,316–26,316\) +1\.05× +38\.0 \(38\.0–38\.0\) +0\.95× +10\.0 +1\.25× +1\.50 \(1\.50–1\.50\) +1\.50× +230 /);
+  // A frameworks-only run: uWebSockets.js could run none of its rows, so it has no column.
+  const frameworksOnly = anchoredResults();
+  frameworksOnly.workloads = frameworksOnly.workloads.filter((w) => w.framework);
+  assert.equal(report.markdown(frameworksOnly).split('\n')[2],
+    '| workload | node:http | fast-http | Bun node:http | Deno node:http |');
+
+  const chart = report.svg(anchoredResults());
+  assert.match(chart, /uWebSockets\.js, Bun, Deno for reference/);
+  assert.match(chart, /GC pause per request/);
+});

@@ -9,7 +9,14 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const BASELINE = 'node';
-const COLORS = { fast: '#e8590c', base: '#f08c00', node: '#2f9e44', uws: '#1c7ed6' };
+const COLORS = {
+  fast: '#e8590c', base: '#f08c00', node: '#2f9e44', uws: '#1c7ed6', bun: '#c2a000', deno: '#495057', 'deno-serve': '#7048e8',
+};
+// Each server id's name in the table's head and the Markdown columns.
+const LABELS = {
+  fast: 'fast-http', node: 'node:http', uws: 'uWebSockets.js', base: 'fast-http (base)', bun: 'Bun node:http',
+  deno: 'Deno node:http', 'deno-serve': 'Deno.serve',
+};
 
 // ratio = this server's median / node:http's median, per metric. For req/s
 // higher is better; for CPU per request, p99 and memory lower is better.
@@ -66,15 +73,19 @@ function table(results) {
   const out = [];
   out.push('');
   out.push(`fast-http bench — Node ${meta.node}, ${meta.cpu}, ${meta.cpus} CPUs, ${pinning(meta)}`);
-  for (const [id, what] of Object.entries(meta.servers || {})) {
-    const label = { fast: 'fast-http', node: 'node:http', uws: 'uWebSockets.js', base: 'fast-http (base)' }[id] || id;
-    out.push(`  ${label}: ${what}`);
+  for (const [id, what] of Object.entries(meta.servers || {})) out.push(`  ${LABELS[id] || id}: ${what}`);
+  for (const [name, what] of Object.entries(meta.frameworks || {})) {
+    const w = results.workloads.find((x) => x.name === name);
+    out.push(`  ${w ? w.title.replace(/, hello route$/, '') : name}: ${what}`);
   }
   out.push(`${o.rounds} round${o.rounds === 1 ? '' : 's'} × ${o.duration} s per server (alternating) after ${o.warmup} s warm-up, `
     + `wrk -t1 -c${o.connections}; median (min–max); ×node = median ÷ node:http's median`);
   out.push('req/s: higher is better. CPU µs/req, p99, KiB/conn: lower is better. resp B = bytes on the wire per response.');
   out.push('srv / wrk CPU: share of one core the server / wrk used over a round.');
   if (results.workloads.some((w) => w.rows.some((r) => r.clientBound))) out.push(boundLegend(meta));
+  if (results.workloads.some((w) => w.framework)) {
+    out.push('Framework rows: the same app on every server; ×node = × the same app on node:http.');
+  }
   for (const n of results.notes) out.push(`note: ${n}`);
   for (const w of results.workloads) {
     out.push('');
@@ -87,6 +98,18 @@ function table(results) {
         : [r.label, range(r.summary.bytesPerConn, (v) => fix(v / 1024, 2)), ratio(r.ratio && r.ratio.bytesPerConn),
           `${fix(r.summary.rssBefore.median / 2 ** 20, 1)} → ${fix(r.summary.rssAfter.median / 2 ** 20, 1)}`]));
       out.push(renderRows(['server', 'KiB/conn', '×node', `RSS MiB idle → ${conns} conns`], lines));
+    } else if (w.gc) {
+      // The realistic row: p99 and GC pause per response matter as much as CPU here.
+      out.push(`${w.title}, live heap ${o.liveHeapMb ?? ''} MB`);
+      const lines = w.rows.map((r) => (r.status !== 'ok'
+        ? notOk(r)
+        : [r.label, `${range(r.summary.rps, int)}${r.clientBound ? ` ${BOUND}` : ''}`, ratio(r.ratio && r.ratio.rps),
+          range(r.summary.cpuUsPerReq, num), ratio(r.ratio && r.ratio.cpuUsPerReq),
+          r.summary.p99Ms ? num(r.summary.p99Ms.median) : '—', ratio(r.ratio && r.ratio.p99Ms),
+          r.summary.gcUsPerReq ? range(r.summary.gcUsPerReq, num) : '—', ratio(r.ratio && r.ratio.gcUsPerReq),
+          r.rssAtStart ? fix(r.rssAtStart / 2 ** 20, 0) : '—', pct(r.summary.serverCpu), pct(r.summary.clientCpu)]));
+      out.push(renderRows(['server', 'req/s', '×node', 'CPU µs/req', '×node', 'p99 ms', '×node', 'GC µs/req', '×node',
+        'RSS MiB', 'srv CPU', 'wrk CPU'], lines));
     } else {
       out.push(w.title);
       const lines = w.rows.map((r) => (r.status !== 'ok'
@@ -108,7 +131,7 @@ function table(results) {
 
 // ---------------------------------------------------------------- markdown
 
-const COLUMNS = [['node', 'node:http'], ['fast', 'fast-http'], ['base', 'fast-http (base)'], ['uws', 'uWebSockets.js']];
+const COLUMNS = ['node', 'fast', 'base', 'uws', 'bun', 'deno', 'deno-serve'].map((id) => [id, LABELS[id]]);
 
 /** One Markdown cell: the median, × node:http's, and the client-bound mark. */
 function cell(row, key, text) {
@@ -123,7 +146,9 @@ function cell(row, key, text) {
 /** The run as one Markdown table, with the machine, the command and the packages measured. */
 function markdown(results) {
   const { meta, options: o } = results;
-  const columns = COLUMNS.filter(([id]) => o.servers.includes(id));
+  // A server with no row it could run (uWS in a frameworks-only run) gets no column.
+  const columns = COLUMNS.filter(([id]) => o.servers.includes(id)
+    && results.workloads.some((w) => w.rows.some((r) => r.server === id && r.status !== 'unavailable')));
   const lines = [
     `\`${meta.command}\` on ${meta.cpu}, ${meta.cpus} CPUs (${meta.kernel}), Node ${meta.node}, `
       + `${meta.date.slice(0, 10)}${meta.git ? `, fast-http at ${meta.git}` : ''}: ${pinning(meta)}, `
@@ -141,6 +166,11 @@ function markdown(results) {
     } else if (w.handshake) {
       row(`${w.title}: handshakes/s`, 'rps', int);
       row(`${w.title}: CPU µs/handshake`, 'cpuUsPerReq', num);
+    } else if (w.gc) {
+      row(`${w.title}: req/s`, 'rps', int);
+      row(`${w.title}: CPU µs/request`, 'cpuUsPerReq', num);
+      row(`${w.title}: p99 ms`, 'p99Ms', num);
+      row(`${w.title}: GC µs/request`, 'gcUsPerReq', num);
     } else {
       row(`${w.title}: req/s`, 'rps', int);
       row(`${w.title}: CPU µs/request`, 'cpuUsPerReq', num);
@@ -148,7 +178,22 @@ function markdown(results) {
   }
   lines.push('');
   for (const [id, label] of columns) if (meta.servers?.[id]) lines.push(`- ${label}: ${meta.servers[id]}`);
-  if (results.workloads.some((w) => w.https)) lines.push("- https rows: node:https in the node:http column; fast-http's https");
+  for (const [name, what] of Object.entries(meta.frameworks || {})) {
+    const w = results.workloads.find((x) => x.name === name);
+    lines.push(`- ${w ? w.title.replace(/, hello route$/, '') : name}: ${what}`);
+  }
+  if (results.workloads.some((w) => w.https)) {
+    lines.push("- https rows: node:https in the node:http column; fast-http's https"
+      + `${columns.some(([id]) => id === 'uws') ? ", uWebSockets.js's SSLApp" : ''}`
+      + `${columns.some(([id]) => id === 'bun' || id === 'deno') ? ', node:https of Bun and Deno' : ''}`);
+  }
+  if (results.workloads.some((w) => w.framework)) {
+    lines.push('- framework rows: the same app (bench/servers/framework.js) on each server, fast-http through '
+      + '`-r fast-http/register`; (×) against the same app on node:http');
+  }
+  if (results.workloads.some((w) => w.gc)) {
+    lines.push(`- realistic row: live heap ${o.liveHeapMb ?? '?'} MB; GC µs/request is main-thread GC pause per response`);
+  }
   if (results.workloads.some((w) => w.rows.some((r) => r.clientBound))) lines.push(`- ${boundLegend(meta)}`);
   return `${lines.join('\n')}\n`;
 }
@@ -202,6 +247,13 @@ function panel(y, title, groups, W) {
   return { svg: parts.join('\n'), y };
 }
 
+/** The reference servers named in the chart's title. */
+function anchors(ids) {
+  const names = [...new Set(ids.map((id) => ({ uws: 'uWebSockets.js', bun: 'Bun', deno: 'Deno', 'deno-serve': 'Deno' })[id])
+    .filter(Boolean))];
+  return names.length ? ` (${names.join(', ')} for reference)` : '';
+}
+
 function svg(results) {
   const W = 960;
   const timed = results.workloads.filter((w) => !w.memory);
@@ -213,6 +265,11 @@ function svg(results) {
       timed.map((w) => ({ title: w.title, rows: w.rows, key: 'rps', fmt: { scale: linear, text: (v) => `${short(v)} req/s` } }))]);
     panels.push(['Server CPU per request, µs user+sys (lower is better)',
       timed.map((w) => ({ title: w.title, rows: w.rows, key: 'cpuUsPerReq', fmt: { scale: linear, text: (v) => `${num(v)} µs` } }))]);
+  }
+  const gc = results.workloads.filter((w) => w.gc);
+  if (gc.length) {
+    panels.push(['GC pause per request, µs on the main thread (lower is better)',
+      gc.map((w) => ({ title: w.title.replace(/ \(.*$/, ''), rows: w.rows, key: 'gcUsPerReq', fmt: { scale: linear, text: (v) => `${num(v)} µs` } }))]);
   }
   if (mem.length) {
     panels.push(['Memory per idle keep-alive connection (lower is better)',
@@ -235,7 +292,7 @@ function svg(results) {
 .wh{stroke:#212529;stroke-width:1;fill:none;opacity:.7}
 </style>
 <rect width="100%" height="100%" fill="#fff"/>
-<text x="16" y="26" class="t">fast-http vs node:http${results.options.servers.includes('uws') ? ' (uWebSockets.js for reference)' : ''}</text>
+<text x="16" y="26" class="t">fast-http vs node:http${anchors(results.options.servers)}</text>
 <text x="16" y="44" class="s">${esc(sub)}</text>
 ${body.join('\n')}
 </svg>

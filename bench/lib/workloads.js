@@ -5,11 +5,12 @@
 
 const path = require('node:path');
 const { HELLO_BODY, JSON_HEADERS, JSON_PAYLOAD, BIG_BODY, POST_BODY } = require('../handlers');
+const app = require('../realistic');
 
 const WRK_DIR = path.join(__dirname, '..', 'wrk');
 const PIPELINE_DEPTH = 16;
 
-const get = (port) => `GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`;
+const get = (port, target = '/') => `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`;
 const post = (port) => `POST / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`
   + `Content-Type: application/octet-stream\r\nContent-Length: ${Buffer.byteLength(POST_BODY)}\r\n\r\n${POST_BODY}`;
 
@@ -21,6 +22,28 @@ const PROOF_TLS = {
 };
 
 const helloExpect = { status: 200, headers: { 'Content-Type': 'text/plain' }, body: HELLO_BODY };
+
+// The framework rows: a hello route on each (bench/servers/framework.js), every header left to
+// the framework (Express adds an ETag and a charset, Fastify its own Content-Type...), so the
+// proof checks the status, the body and keep-alive. `packages`: what the row measures, named
+// with their versions in the report (package.json's devDependencies; Express 5 and Koa 3 are
+// installed under aliases beside the Express 4 and Koa 2 the tests use).
+const FRAMEWORKS = [
+  { name: 'express4', title: 'Express 4, hello route', packages: ['express'] },
+  { name: 'express5', title: 'Express 5, hello route', packages: ['express5'] },
+  { name: 'fastify', title: 'Fastify 5, hello route', packages: ['fastify'] },
+  { name: 'koa', title: 'Koa 3, hello route', packages: ['koa3'] },
+  { name: 'hono', title: 'Hono 4 (@hono/node-server), hello route', packages: ['hono', '@hono/node-server'] },
+];
+
+// The realistic row asks for this user (twice) in its proof; wrk asks for random ones
+// (wrk/realistic.lua). Its expected body is computed from the same pure records the servers
+// hold, for the heap size bench/run.js passes them (BENCH_LIVE_HEAP_MB).
+const REALISTIC_PROOF_ID = 42;
+const realisticBody = () => {
+  const count = app.recordCount(app.liveHeapMb());
+  return app.render(REALISTIC_PROOF_ID, (id) => app.makeRecord(id, count));
+};
 
 // proof.requests(port) -> list of raw requests; sent back-to-back on one
 // keep-alive connection (or in one write when pipelined), and every response
@@ -101,6 +124,18 @@ const workloads = [
     wrk: {},
     proof: { requests: (p) => [get(p), get(p)], expect: helloExpect, tls: PROOF_TLS },
   },
+  {
+    name: 'https-pipeline',
+    title: `https hello, pipelined x${PIPELINE_DEPTH} (ECDSA P-256)`,
+    https: true,
+    wrk: { script: path.join(WRK_DIR, 'pipeline.lua'), scriptArgs: [String(PIPELINE_DEPTH)] },
+    proof: {
+      requests: (p) => Array.from({ length: PIPELINE_DEPTH }, () => get(p)),
+      pipelined: true,
+      expect: helloExpect,
+      tls: PROOF_TLS,
+    },
+  },
   // Connection: close makes wrk open a new connection per request, so req/s is handshakes/s
   // and CPU µs/req is CPU per handshake (full handshakes: wrk does not resume sessions).
   {
@@ -126,6 +161,40 @@ const workloads = [
     memory: true,
     proof: { requests: (p) => [get(p), get(p)], expect: helloExpect, tls: PROOF_TLS },
   },
+  ...FRAMEWORKS.map((f) => ({
+    name: f.name,
+    title: f.title,
+    framework: true,
+    packages: f.packages,
+    wrk: {},
+    proof: { requests: (p) => [get(p), get(p)], expect: { status: 200, body: HELLO_BODY } },
+  })),
+  // A JSON API over a live heap (bench/realistic.js): CPU, p99 and GC time per request.
+  {
+    name: 'realistic',
+    title: 'JSON API over a live heap (GET /user/<random id>, ~1 KB JSON)',
+    realistic: true,
+    gc: true,
+    wrk: {
+      script: path.join(WRK_DIR, 'realistic.lua'),
+      scriptArgs: () => [String(app.recordCount(app.liveHeapMb()))],
+    },
+    proof: {
+      requests: (p) => [get(p, `/user/${REALISTIC_PROOF_ID}`), get(p, `/user/${REALISTIC_PROOF_ID}`)],
+      expect: {
+        status: 200,
+        headers: { 'Content-Type': 'application/json' },
+        body: (body) => {
+          const got = body.toString('utf8');
+          const want = realisticBody();
+          if (got === want) return null;
+          let at = 0;
+          while (got[at] === want[at]) at++;
+          return `body differs at byte ${at}: ...${got.slice(at, at + 40)}..., want ...${want.slice(at, at + 40)}...`;
+        },
+      },
+    },
+  },
 ];
 
-module.exports = { workloads, PIPELINE_DEPTH };
+module.exports = { workloads, PIPELINE_DEPTH, FRAMEWORKS };

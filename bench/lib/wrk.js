@@ -39,13 +39,15 @@ function parseWrk(text) {
 }
 
 // opts: { port, connections, duration (s, integer: wrk has no sub-second -d),
-//         script, scriptArgs, scheme ('http' | 'https'), headers, cpu (number|null) }
+//         script, scriptArgs (a list, or a function giving one), scheme ('http' | 'https'), headers, cpu (number|null) }
 function runWrk(opts) {
   const args = ['-t1', `-c${opts.connections}`, `-d${opts.duration}s`, '--latency'];
   for (const h of opts.headers || []) args.push('-H', h);
   if (opts.script) args.push('-s', opts.script);
   args.push(`${opts.scheme || 'http'}://127.0.0.1:${opts.port}/`);
-  if (opts.scriptArgs && opts.scriptArgs.length) args.push('--', ...opts.scriptArgs);
+  // A function when the arguments depend on the run (the realistic row's record count).
+  const scriptArgs = typeof opts.scriptArgs === 'function' ? opts.scriptArgs() : opts.scriptArgs;
+  if (scriptArgs && scriptArgs.length) args.push('--', ...scriptArgs);
   const [cmd, argv] = opts.cpu == null ? ['wrk', args] : ['taskset', ['-c', String(opts.cpu), 'wrk', ...args]];
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
