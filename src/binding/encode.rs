@@ -1,14 +1,14 @@
 //! The reactor's events as the declared callbacks' arguments (`crossings::cb`), encoded for
 //! a batch: numbers into the array shared with JS, the rest as JS values.
 
-use super::contract::values::{Id, Text};
+use super::contract::values::{Id, Numbers, Text};
 use super::contract::Encode;
 use super::crossings::{cb, Addresses};
 use super::napi::{Env, Value};
 use crate::reactor::events::{Batch, Event};
 
-/// Appends event `e` of `batch` to `nums` and `vals`.
-pub fn event(env: Env, batch: &Batch, e: &Event, nums: &mut Vec<f64>, vals: &mut Vec<Value>) {
+/// Writes event `e` of `batch` to `nums` and `vals`.
+pub fn event(env: Env, batch: &Batch, e: &Event, nums: &mut Numbers<'_>, vals: &mut Vec<Value>) {
     let b = |s| batch.bytes_of(s);
     match *e {
         Event::Connection { sid, id } => cb::Connection { sid, id: Id(id) }.encode(env, nums, vals),

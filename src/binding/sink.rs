@@ -7,7 +7,7 @@
 //! wherever JS's ticks ran since (a scope opened, a boundary).
 
 use super::contexts::{self, with_js};
-use super::contract::values::{Id, OrFalse, Text};
+use super::contract::values::{Id, Numbers, OrFalse, Text, MAX_EVENT_NUMBERS};
 use super::contract::Invoke;
 use super::crossings::{cb, TlsSession, EVENTS_COUNT, EVENTS_GROUP, EVENTS_START};
 use super::encode;
@@ -31,8 +31,8 @@ thread_local! {
     /// Node's uncaught-exception path ran (JS's 'uncaughtExceptionMonitor' says so): a tick
     /// that throws is handled inside the tick queue, so closing a scope leaves none pending.
     static UNCAUGHT: Cell<bool> = const { Cell::new(false) };
-    /// An event's numbers and values while a call is put together (kept between calls).
-    static PARTS: RefCell<(Vec<f64>, Vec<Value>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    /// A call's values while it is put together (kept between calls).
+    static VALUES: RefCell<Vec<Value>> = const { RefCell::new(Vec::new()) };
 }
 
 /// An exception went to node's uncaught path (`noteUncaught()`).
@@ -48,32 +48,13 @@ fn env() -> Option<Env> {
     with_js(|js| js.env)
 }
 
-/// Writes `nums` after the header into the shared array; false when they do not fit.
-fn share(count: usize, nums: &[f64]) -> bool {
-    with_js(|js| {
-        let s = &js.shared;
-        let start = EVENTS_START as usize;
-        if start + nums.len() > s.len {
-            return false;
-        }
-        // SAFETY: `s.data` is the live, aligned memory of the shared Float64Array (held by a
-        // reference for the env's life), `s.len` doubles long; JS does not run meanwhile.
-        let shared = unsafe { std::slice::from_raw_parts_mut(s.data, s.len) };
-        shared[EVENTS_GROUP as usize] = GROUP.with(Cell::get);
-        shared[EVENTS_COUNT as usize] = count as f64;
-        shared[start..start + nums.len()].copy_from_slice(nums);
-        true
-    })
-    .unwrap_or(false)
-}
-
-/// What JS wrote back into the shared array's count slot: whether it holds events.
-fn js_holds_events() -> bool {
-    with_js(|js| {
-        // SAFETY: as in `share`; JS has returned.
-        unsafe { *js.shared.data.add(EVENTS_COUNT as usize) != 0.0 }
-    })
-    .unwrap_or(false)
+/// The array shared with JS, as a slice (JS does not run while the addon writes it).
+fn shared_slots<'a>() -> Option<&'a mut [f64]> {
+    let (data, len) = with_js(|js| (js.shared.data, js.shared.len))?;
+    // SAFETY: `data` is the live, aligned memory of the shared Float64Array (held by a
+    // reference for the env's life), `len` doubles long; no other slice of it is alive while
+    // the addon writes it, and JS does not run meanwhile.
+    Some(unsafe { std::slice::from_raw_parts_mut(data, len) })
 }
 
 /// Calls `f` with `args` on `recv`: inside a scope a plain call (the open callback scope
@@ -100,7 +81,8 @@ fn invoke(env: Env, ctx: sys::napi_async_context, recv: Value, f: Value, args: &
 }
 
 /// Hands `events` of `batch` to `onEvents`, as few calls as the shared array allows, in the
-/// context `recv` / `ctx`. Returns whether JS holds events in its tick queue. A throw ends
+/// context `recv` / `ctx`: their numbers written straight into the array, their other fields
+/// as the call's arguments. Returns whether JS holds events in its tick queue. A throw ends
 /// the delivery: JS stopped where node's parser would have (the rest is never emitted).
 fn hand_over(
     env: Env,
@@ -109,40 +91,40 @@ fn hand_over(
     batch: &Batch,
     events: &[Event],
 ) -> bool {
-    let Some((on_events, room)) = with_js(|js| (js.on_events, js.shared.len)) else {
+    let (Some(on_events), Some(slots)) = (with_js(|js| js.on_events), shared_slots()) else {
         return false;
     };
     let f = napi::deref(env, on_events);
-    let (mut nums, mut vals) = PARTS.with(|p| std::mem::take(&mut *p.borrow_mut()));
+    let mut vals = VALUES.with(|v| std::mem::take(&mut *v.borrow_mut()));
+    let start = EVENTS_START as usize;
     let mut waiting = false;
     let mut next = 0;
     while next < events.len() {
-        nums.clear();
         vals.clear();
+        let mut nums = Numbers {
+            slots: &mut *slots,
+            at: start,
+        };
         let mut count = 0;
         while let Some(e) = events.get(next) {
-            let (n, v) = (nums.len(), vals.len());
-            encode::event(env, batch, e, &mut nums, &mut vals);
-            if count > 0 && EVENTS_START as usize + nums.len() > room {
-                nums.truncate(n);
-                vals.truncate(v);
+            if nums.at + MAX_EVENT_NUMBERS > nums.slots.len() {
                 break;
             }
+            encode::event(env, batch, e, &mut nums, &mut vals);
             count += 1;
             next += 1;
         }
-        if !share(count, &nums) {
-            break;
-        }
+        slots[EVENTS_GROUP as usize] = GROUP.with(Cell::get);
+        slots[EVENTS_COUNT as usize] = count as f64;
         let threw = invoke(env, ctx, recv, f, &vals);
-        waiting = js_holds_events();
-        if threw {
+        // JS wrote it back when the call ended or threw.
+        waiting = slots[EVENTS_COUNT as usize] != 0.0;
+        if threw || count == 0 {
             break;
         }
     }
-    nums.clear();
     vals.clear();
-    PARTS.with(|p| *p.borrow_mut() = (nums, vals));
+    VALUES.with(|v| *v.borrow_mut() = vals);
     waiting
 }
 
@@ -162,8 +144,10 @@ fn call<C: Invoke>(id: Option<u64>, args: C) {
     });
     if let Some((f, resource, ctx)) = found {
         let args = args.values(env);
-        // The group JS's queue policy reads (no events: the count is 0).
-        share(0, &[]);
+        // The group JS's queue policy reads.
+        if let Some(slots) = shared_slots() {
+            slots[EVENTS_GROUP as usize] = GROUP.with(Cell::get);
+        }
         // napi_make_callback needs an object receiver: the async resource.
         invoke(
             env,

@@ -336,9 +336,14 @@ macro_rules! callbacks {
             fn encode(
                 &self,
                 env: $crate::binding::napi::Env,
-                nums: &mut Vec<f64>,
+                nums: &mut $crate::binding::contract::values::Numbers<'_>,
                 vals: &mut Vec<$crate::binding::napi::Value>,
             ) {
+                // The kind and the fields fit the room the deliverer keeps for one event.
+                const _: () = assert!(
+                    $crate::binding::contract::count!($($field)*)
+                        < $crate::binding::contract::values::MAX_EVENT_NUMBERS
+                );
                 nums.push(Self::INDEX as f64);
                 $($crate::binding::contract::ToJs::add_to(&self.$field, env, nums, vals);)*
             }
@@ -372,7 +377,7 @@ pub trait Invoke {
 /// (lib/internal/events.js reads them back the same way).
 pub trait Encode {
     const INDEX: usize;
-    fn encode(&self, env: Env, nums: &mut Vec<f64>, vals: &mut Vec<Value>);
+    fn encode(&self, env: Env, nums: &mut values::Numbers<'_>, vals: &mut Vec<Value>);
 }
 
 /// What a callback returns, as TypeScript.

@@ -91,6 +91,24 @@ pub trait FromJs: Sized {
     const OPTIONAL: bool = false;
 }
 
+/// Where an event's numbers go: the array shared with JS, from `at` on. The caller makes
+/// sure an event's numbers fit (`MAX_EVENT_NUMBERS`).
+pub struct Numbers<'a> {
+    pub slots: &'a mut [f64],
+    pub at: usize,
+}
+
+/// The most numbers one event carries (its kind and its numeric fields).
+pub const MAX_EVENT_NUMBERS: usize = 16;
+
+impl Numbers<'_> {
+    #[inline]
+    pub fn push(&mut self, v: f64) {
+        self.slots[self.at] = v;
+        self.at += 1;
+    }
+}
+
 /// A value a callback passes to JS.
 pub trait ToJs {
     fn ts() -> String;
@@ -101,7 +119,7 @@ pub trait ToJs {
         0.0
     }
     /// Adds it to an event's numbers or values.
-    fn add_to(&self, env: Env, nums: &mut Vec<f64>, vals: &mut Vec<Value>) {
+    fn add_to(&self, env: Env, nums: &mut Numbers<'_>, vals: &mut Vec<Value>) {
         if Self::NUMERIC {
             nums.push(self.number());
         } else {
