@@ -52,12 +52,10 @@ fn failed(id: u64) -> bool {
 
 /// Between two reads of one group: what JS queued runs first, as node runs one read's
 /// handlers before it reads again (the responses they write can throttle the parser, and
-/// what JS holds at once is one read's requests).
+/// what JS holds at once is one read's requests). A parser that failed meanwhile fails the
+/// next read itself.
 pub(super) fn before_read<S: Sink>(g: &mut Group<S>, id: u64) {
-    g.deliver();
-    if g.waiting() {
-        boundary::<S>(g, id, None);
-    }
+    deliver_now(g, id);
 }
 
 /// Bytes arrived for connection `id` (plaintext): parsed at once, or after what its buffer
