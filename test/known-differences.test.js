@@ -178,3 +178,45 @@ test('a spy on net.Socket.prototype counts the per-request calls node\'s server 
   });
   assert.deepEqual(logs['fast-http'], logs['node:http']);
 });
+
+// What rustls will not do (README, "Differs"): node's default ciphers (OpenSSL's HIGH) and
+// groups serve clients that offer only CBC suites, RSA key exchange, P-521 or X448; the native
+// server has none of them and refuses such a client in its handshake.
+const LEGACY_CLIENTS = [
+  ['CBC suites only', { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-AES128-SHA256' }],
+  ['RSA key exchange only', { maxVersion: 'TLSv1.2', ciphers: 'AES128-GCM-SHA256' }],
+  ['P-521 only', { ecdhCurve: 'P-521' }],
+  ['X448 only', { ecdhCurve: 'X448' }],
+];
+
+/** What a client with `options` sees of a handshake with `impl`'s https server. */
+function legacyHandshake(impl, options, log, done) {
+  const server = impl.createServer({ key: fixtures.key, cert: fixtures.cert },
+    (req, res) => res.end());
+  server.on('tlsClientError', () => {});
+  server.listen(0, '127.0.0.1', () => {
+    const c = tls.connect({ port: server.address().port, host: '127.0.0.1', ca: fixtures.ca,
+      servername: 'localhost', ...options }, () => {
+      log.push(`${c.getProtocol()} ${c.getCipher().name} ${c.getEphemeralKeyInfo().name}`);
+      c.destroy();
+    });
+    c.on('error', (err) => log.push(err.code));
+    c.on('close', () => server.close(done));
+  });
+}
+
+for (const [name, options] of LEGACY_CLIENTS) {
+  test(`a client offering ${name} is served`, {
+    timeout: 30000,
+    todo: 'README, Differs: rustls has no CBC suites, RSA key exchange, P-521 or X448',
+  }, async () => {
+    const logs = {};
+    for (const [label, impl] of [['node:https', nodeHttps], ['fast-http', fastHttp.https]]) {
+      const log = [];
+      await new Promise((resolve) => legacyHandshake(impl, options, log, resolve));
+      logs[label] = log;
+    }
+    assert.match(logs['node:https'][0], /^TLSv1\.[23] /);
+    assert.deepEqual(logs['fast-http'], logs['node:https']);
+  });
+}
