@@ -13,6 +13,9 @@ const {
 const { executionAsyncId, triggerAsyncId } = require('node:async_hooks');
 const tickQueue = require('./tick-queue');
 const errors = require('../internal/errors');
+// The addon's errnos are libuv's (negative).
+const UV_EPROTO = -require('node:os').constants.errno.EPROTO;
+const UV_ECONNRESET = -require('node:os').constants.errno.ECONNRESET;
 const { MODE_HTTP, onClosePhase } = require('./socket');
 const { setTrailerBlock } = require('./incoming');
 const diagnostics = require('./diagnostics');
@@ -154,7 +157,9 @@ function closeQueued(id, errno) {
  * https makes 'clientError' or a destroy; otherwise it is the socket's own error.
  */
 function closeSocket(server, socket, errno) {
-  if (errno < 0 && server?.[kSecureSocket] !== undefined && socket._secureEstablished !== true) {
+  // EPROTO is no read error: the addon's TLS failed a record after the handshake (secure.rs).
+  if (errno < 0 && errno !== UV_EPROTO && server?.[kSecureSocket] !== undefined &&
+      socket._secureEstablished !== true) {
     server[kSecureSocket](socket, false);
     server.emit('tlsClientError', errors.readError(errno), socket);
     socket._onClose(0);
@@ -307,9 +312,7 @@ function onTlsClientError(sid, id, code, message) {
 // hang-up their onSocketClose reports.
 const RESET_IS_READ_ERROR = Number(process.versions.node.split('.')[0]) >= 24;
 function resetInHandshake() {
-  return RESET_IS_READ_ERROR ?
-    errors.readError(-require('node:os').constants.errno.ECONNRESET) :
-    errors.connReset('socket hang up');
+  return RESET_IS_READ_ERROR ? errors.readError(UV_ECONNRESET) : errors.connReset('socket hang up');
 }
 
 /**
