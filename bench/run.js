@@ -786,8 +786,10 @@ async function runMemory(workload, servers, env, opts) {
 
 // ---------------------------------------------------------------- main
 
-/** `npm run bench -- soak|abuse|upgrade [options]`: the other benchmarks, by name. */
-const OTHER = { soak: 'soak/run.js', abuse: 'abuse/run.js', upgrade: 'upgrade/run.js' };
+/** `npm run bench -- soak|abuse|upgrade|tls-fuzz [options]`: the other benchmarks, by name. */
+const OTHER = {
+  soak: 'soak/run.js', abuse: 'abuse/run.js', upgrade: 'upgrade/run.js', 'tls-fuzz': 'tls-fuzz/run.js',
+};
 
 /** The command as typed: what a README quotes beside the numbers. */
 function commandLine() {

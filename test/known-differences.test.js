@@ -12,6 +12,7 @@ const nodeHttps = require('node:https');
 const { both } = require('./helpers/both');
 const fixtures = require('./helpers/tls-fixtures');
 const fastHttp = require('..');
+const { toGroups } = require('../lib/internal/tls-ciphers');
 
 /** One GET on a fresh connection; `inspect(req, res)` runs in the handler. */
 function oneRequest(impl, inspect, done, options = {}) {
@@ -178,3 +179,77 @@ test('a spy on net.Socket.prototype counts the per-request calls node\'s server 
   });
   assert.deepEqual(logs['fast-http'], logs['node:http']);
 });
+
+// What rustls will not do (README, "Differs"): node's default ciphers (OpenSSL's HIGH) and
+// groups serve clients that offer only CBC suites, RSA key exchange, P-521 or X448; the native
+// server has none of them and refuses such a client in its handshake.
+const LEGACY_CLIENTS = [
+  ['CBC suites only', { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-AES128-SHA256' }],
+  ['RSA key exchange only', { maxVersion: 'TLSv1.2', ciphers: 'AES128-GCM-SHA256' }],
+  ['P-521 only', { ecdhCurve: 'P-521' }],
+  ['X448 only', { ecdhCurve: 'X448' }],
+];
+
+/** What a client with `options` sees of a handshake with `impl`'s https server. */
+function legacyHandshake(impl, options, log, done, serverOptions = {}) {
+  const server = impl.createServer({ key: fixtures.key, cert: fixtures.cert, ...serverOptions },
+    (req, res) => res.end());
+  server.on('tlsClientError', () => {});
+  server.listen(0, '127.0.0.1', () => {
+    const c = tls.connect({ port: server.address().port, host: '127.0.0.1', ca: fixtures.ca,
+      servername: 'localhost', ...options }, () => {
+      log.push(`${c.getProtocol()} ${c.getCipher().name} ${c.getEphemeralKeyInfo().name}`);
+      c.destroy();
+    });
+    c.on('error', (err) => log.push(err.code));
+    c.on('close', () => server.close(done));
+  });
+}
+
+for (const [name, options] of LEGACY_CLIENTS) {
+  test(`a client offering ${name} is served`, {
+    timeout: 30000,
+    todo: 'README, Differs: rustls has no CBC suites, RSA key exchange, P-521 or X448',
+  }, async () => {
+    const logs = {};
+    for (const [label, impl] of [['node:https', nodeHttps], ['fast-http', fastHttp.https]]) {
+      const log = [];
+      await new Promise((resolve) => legacyHandshake(impl, options, log, resolve));
+      logs[label] = log;
+    }
+    assert.match(logs['node:https'][0], /^TLSv1\.[23] /);
+    assert.deepEqual(logs['fast-http'], logs['node:https']);
+  });
+}
+
+// The key exchange group: rustls takes the first of the client's groups it has (asking for
+// another key share when the client sent none for it); OpenSSL takes the server's preference
+// (honorCipherOrder, node's default) over TLSv1.2, and OpenSSL 3.5's default list prefers its
+// first tuple (X25519MLKEM768) even when that takes a HelloRetryRequest. Browsers, curl and
+// node's own clients send a share for their first group, which both servers then take.
+const GROUP_CASES = [
+  ['a TLSv1.2 client preferring P-256 and a server preferring P-384',
+    { ecdhCurve: 'P-384:P-256' }, { ecdhCurve: 'P-256:P-384', maxVersion: 'TLSv1.2' }],
+  ...(toGroups('X25519MLKEM768') ? [
+    ['a client listing P-256 before X25519MLKEM768', {},
+      { ecdhCurve: 'P-256:X25519MLKEM768' }],
+    ['a server listing X25519 before X25519MLKEM768', { ecdhCurve: 'X25519:X25519MLKEM768' },
+      {}],
+  ] : []),
+];
+
+for (const [name, serverOptions, clientOptions] of GROUP_CASES) {
+  test(`the group node's OpenSSL picks for ${name}`, {
+    timeout: 30000,
+    todo: 'docs/compatibility.md: rustls picks the key exchange group in the client\'s order',
+  }, async () => {
+    const logs = {};
+    for (const [label, impl] of [['node:https', nodeHttps], ['fast-http', fastHttp.https]]) {
+      const log = [];
+      await new Promise((resolve) => legacyHandshake(impl, clientOptions, log, resolve,
+        serverOptions));
+      logs[label] = log;
+    }
+    assert.deepEqual(logs['fast-http'], logs['node:https']);
+  });
+}

@@ -182,7 +182,10 @@ function listenWith(kind, options) {
   const spec = {};
   if (options.ciphers !== undefined) spec.ciphers = toSuites(options.ciphers);
   if (options.honorCipherOrder !== undefined) spec.honorCipherOrder = options.honorCipherOrder;
-  if (options.ecdhCurve !== undefined) spec.groups = toGroups(options.ecdhCurve);
+  // As lib/https/options.js: node's default groups too (the hybrid post-quantum one first
+  // where node's OpenSSL has it).
+  const groups = toGroups(options.ecdhCurve);
+  if (groups.length) spec.groups = groups;
   return listen(kind, { nodeOptions: options, spec });
 }
 
@@ -194,8 +197,6 @@ async function negotiate(server, clientOptions) {
   const { group, ...options } = clientOptions;
   const connected = connect(server.address().port, options).then((client) => {
     const seen = { protocol: client.getProtocol(), cipher: client.getCipher().name };
-    // Node 24+ clients prefer X25519MLKEM768, which the native layer lacks: the group is
-    // compared where the server restricts it.
     if (group) seen.group = client.getEphemeralKeyInfo().name;
     client.destroy();
     return seen;
@@ -203,6 +204,10 @@ async function negotiate(server, clientOptions) {
   return Promise.race([connected, failed]);
 }
 
+// OpenSSL 3.5 (Node 22.20+, 24, 26) offers and prefers the hybrid post-quantum group; Node 22's
+// getEphemeralKeyInfo() names no TLS group (it gives {}), 24's does.
+const PQ = toGroups('X25519MLKEM768') !== null;
+const PQ_SEEN = Number(process.versions.node.split('.')[0]) >= 24 ? 'X25519MLKEM768' : undefined;
 const TWO_12 = 'ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256';
 const cipherCases = [
   ['the default list, in its order', {}, { maxVersion: 'TLSv1.2' },
@@ -243,6 +248,16 @@ const cipherCases = [
     { protocol: 'TLSv1.2', cipher: 'ECDHE-RSA-AES128-GCM-SHA256', group: 'prime256v1' }],
   ['no shared group', { ecdhCurve: 'P-384' }, { ecdhCurve: 'X25519' },
     { serverError: 'ERR_SSL_NO_SUITABLE_KEY_SHARE' }],
+  ['the default groups', {}, { group: true },
+    { protocol: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384', group: PQ ? PQ_SEEN : 'X25519' }],
+  ['the default groups over TLSv1.2', {}, { maxVersion: 'TLSv1.2', group: true },
+    { protocol: 'TLSv1.2', cipher: 'ECDHE-RSA-AES128-GCM-SHA256', group: 'X25519' }],
+  ...(PQ ? [
+    ['a client that offers X25519MLKEM768 only', {}, { ecdhCurve: 'X25519MLKEM768', group: true },
+      { protocol: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384', group: PQ_SEEN }],
+    ['ecdhCurve X25519MLKEM768 and a client without it', { ecdhCurve: 'X25519MLKEM768' },
+      { ecdhCurve: 'X25519:P-256' }, { serverError: 'ERR_SSL_NO_SUITABLE_KEY_SHARE' }],
+  ] : []),
 ];
 
 for (const kind of ['node', 'fast']) {

@@ -206,5 +206,7 @@ async function measure(impl, workload) {
     console.log(`${w.padEnd(16)} node:http ${fmt(node)} | fast-http ${fmt(fast)}`);
   }
   const file = path.join(__dirname, '..', 'results', 'abuse-latest.json');
+  // bench/results/ is git-ignored, so a fresh clone has none.
+  fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2)}\n`);
 })();

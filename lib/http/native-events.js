@@ -12,6 +12,10 @@ const {
 } = require('../internal/native').constants;
 const { executionAsyncId, triggerAsyncId } = require('node:async_hooks');
 const tickQueue = require('./tick-queue');
+const errors = require('../internal/errors');
+// The addon's errnos are libuv's (negative).
+const UV_EPROTO = -require('node:os').constants.errno.EPROTO;
+const UV_ECONNRESET = -require('node:os').constants.errno.ECONNRESET;
 const { MODE_HTTP, onClosePhase } = require('./socket');
 const { setTrailerBlock } = require('./incoming');
 const diagnostics = require('./diagnostics');
@@ -133,7 +137,35 @@ function onDrain(id) {
 /** @type {import('../internal/native').Callbacks['onClose']} */
 function onClose(id, errno) {
   const socket = sockets.get(id);
-  if (socket !== undefined) socket._onClose(errno);
+  if (socket !== undefined) {
+    closeSocket(socket.server, socket, errno);
+  } else if (tickQueue.waiting()) {
+    // Its 'connection' (or first request) still waits in the tick queue, which makes the
+    // socket: it closes after them, as node's socket closes after its 'connection'.
+    tickQueue.enqueue(closeQueued, id, this, NO_POSITION, id, errno);
+  }
+}
+
+function closeQueued(id, errno) {
+  const socket = sockets.get(id);
+  if (socket !== undefined) closeSocket(socket.server, socket, errno);
+}
+
+/**
+ * A connection is gone (errno < 0: its read failed). Before a TLS handshake completed, node's
+ * TLSSocket reports the read error as tls.Server's 'tlsClientError' (onSocketTLSError), which
+ * https makes 'clientError' or a destroy; otherwise it is the socket's own error.
+ */
+function closeSocket(server, socket, errno) {
+  // EPROTO is no read error: the addon's TLS failed a record after the handshake (secure.rs).
+  if (errno < 0 && errno !== UV_EPROTO && server?.[kSecureSocket] !== undefined &&
+      socket._secureEstablished !== true) {
+    server[kSecureSocket](socket, false);
+    server.emit('tlsClientError', errors.readError(errno), socket);
+    socket._onClose(0);
+    return;
+  }
+  socket._onClose(errno);
 }
 
 /**
@@ -160,7 +192,8 @@ function onDrop(sid, a) {
  */
 function onReset(sid, id, errno) {
   const server = servers[sid];
-  if (server !== undefined) socketFor(server, id)._onClose(errno);
+  if (server === undefined) return;
+  closeSocket(server, socketFor(server, id), errno);
 }
 
 /**
@@ -267,11 +300,19 @@ function onTlsClientError(sid, id, code, message) {
   ranNow();
   const server = servers[sid];
   if (server === undefined || server.listenerCount('tlsClientError') === 0) return;
-  const err = codedError(message, code);
+  const err = code === 'ECONNRESET' && message === 'read ECONNRESET' ?
+    resetInHandshake() : codedError(message, code);
   const socket = socketFor(server, id);
   // node's 'tlsClientError' (and the 'clientError' it becomes) gets the TLSSocket.
   server[kSecureSocket]?.(socket, false);
   server.emit('tlsClientError', err, socket);
+}
+
+// A reset after part of a TLS handshake came: Node 24+ gives the read error, 20 and 22 the
+// hang-up their onSocketClose reports.
+const RESET_IS_READ_ERROR = Number(process.versions.node.split('.')[0]) >= 24;
+function resetInHandshake() {
+  return RESET_IS_READ_ERROR ? errors.readError(UV_ECONNRESET) : errors.connReset('socket hang up');
 }
 
 /**

@@ -25,7 +25,7 @@ const { FastSocket } = require('./socket');
 const errors = require('../internal/errors');
 const {
   kSid, kConfig, kListening, kAddress, kFallbackSockets, kEagerHeaders, kClosed, kEmitSeen,
-  kWatchEmit, kConnectionGone,
+  kWatchEmit, kConnectionGone, kTlsServer,
 } = require('../internal/symbols');
 const stats = require('../internal/stats');
 const diagnostics = require('./diagnostics');
@@ -320,6 +320,8 @@ function updateFlags(server, event, delta) {
   // net.server.socket subscribers need every connection's socket, as 'connection' does.
   const n = server.listenerCount(event) + delta - own +
     (event === 'connection' && diagnostics.serverSocket.hasSubscribers ? 1 : 0) +
+    // tls.Server always hears of a connection that fails in its handshake ('tlsClientError').
+    (event === 'clientError' && server[kTlsServer] !== undefined ? 1 : 0) +
     (server.emit !== stockEmit && ALWAYS_EMITTED.includes(event) ? 1 : 0);
   const c = server[kConfig];
   const flags = n > 0 ? (c.flags | bit) : (c.flags & ~bit);

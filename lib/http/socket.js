@@ -164,9 +164,7 @@ const FastSocket = class Socket extends WritingSocket {
     // 'finish', then autoDestroy (both sides ended) destroys it, as net.Socket's order.
     if (errno >= 0 && this.readableEnded && this._finalOnClose()) return;
     if (!this.destroyed) {
-      const err = errno < 0 ? errors.connReset(`read ${errnoName(errno)}`) : null;
-      if (err) err.errno = errno;
-      if (err) err.syscall = 'read';
+      const err = errno < 0 ? errors.readError(errno) : null;
       if (err) this._hadError = true;
       this.destroy(err);
     }
@@ -567,14 +565,6 @@ function onClosePhase(token) {
   if (socket === undefined) return;
   closing.delete(key);
   emitClose(socket, token < 0);
-}
-
-function errnoName(errno) {
-  try {
-    return require('node:util').getSystemErrorName(errno);
-  } catch {
-    return 'ECONNRESET';
-  }
 }
 
 /** Switches a socket to raw mode (after 'upgrade' / 'connect'). */

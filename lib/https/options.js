@@ -297,14 +297,18 @@ function cipherTuning(options) {
     }
     out.ciphers = suites;
   }
-  if (options.ecdhCurve !== undefined) {
-    const groups = toGroups(options.ecdhCurve);
-    if (groups === null) {
-      return because(`ecdhCurve ${quote(options.ecdhCurve)}`, 'fast-http\'s TLS has X25519, ' +
-        'P-256 and P-384 only', 'with those (or \'auto\') the server is fast-http\'s');
-    }
-    out.groups = groups;
+  // Also without ecdhCurve: node's default ('auto') names the hybrid post-quantum group
+  // first where its OpenSSL has one, and an app may have changed tls.DEFAULT_ECDH_CURVE.
+  const groups = toGroups(options.ecdhCurve);
+  if (groups === null) {
+    const [name, value] = options.ecdhCurve === undefined
+      ? ['tls.DEFAULT_ECDH_CURVE', tls.DEFAULT_ECDH_CURVE]
+      : ['ecdhCurve', options.ecdhCurve];
+    const pq = toGroups('X25519MLKEM768') ? 'X25519MLKEM768, ' : '';
+    return because(`${name} ${quote(value)}`, `fast-http's TLS has ${pq}X25519, P-256 and ` +
+      'P-384 only', 'with those (or \'auto\') the server is fast-http\'s');
   }
+  if (groups.length) out.groups = groups;
   // tls.Server: the server's order unless honorCipherOrder is false.
   if (options.honorCipherOrder !== undefined) out.honorCipherOrder = !!options.honorCipherOrder;
   if (options.sessionTimeout !== undefined) {

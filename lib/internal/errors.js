@@ -138,4 +138,19 @@ function connReset(msg) {
   return err;
 }
 
-module.exports = { ...errors, parseError, uvException, connReset };
+/** net's errnoException(errno, 'read'): a socket's read failed (a reset, a timeout). */
+function readError(errno) {
+  let code;
+  try {
+    code = util.getSystemErrorName(errno);
+  } catch {
+    code = 'ECONNRESET';
+  }
+  const err = new Error(`read ${code}`);
+  err.errno = errno;
+  err.code = code;
+  err.syscall = 'read';
+  return err;
+}
+
+module.exports = { ...errors, parseError, uvException, connReset, readError };

@@ -91,7 +91,16 @@ function toSuites(ciphers) {
   return [...v13, ...v12];
 }
 
+// OpenSSL 3.5 (Node 22.20+, 24, 26) has the hybrid post-quantum group and offers it first by
+// default; OpenSSL 3.0 (Node 20) knows no such curve.
+function opensslAtLeast(major, minor) {
+  const [a, b] = process.versions.openssl.split('.').map(Number);
+  return a > major || (a === major && b >= minor);
+}
+const HYBRID_PQ = opensslAtLeast(3, 5);
+
 const GROUPS = new Map([
+  ...(HYBRID_PQ ? [['X25519MLKEM768', 'X25519MLKEM768']] : []),
   ['X25519', 'X25519'], ['x25519', 'X25519'],
   ['P-256', 'P-256'], ['prime256v1', 'P-256'], ['secp256r1', 'P-256'],
   ['P-384', 'P-384'], ['secp384r1', 'P-384'],
@@ -106,7 +115,9 @@ function toGroups(ecdhCurve) {
     ecdhCurve = require('tls').DEFAULT_ECDH_CURVE;
   }
   if (typeof ecdhCurve !== 'string') return null;
-  if (ecdhCurve === 'auto') return [];
+  // OpenSSL's default list, of the groups the native TLS has (no X448, P-521 or FFDHE,
+  // which OpenSSL lists after these).
+  if (ecdhCurve === 'auto') return HYBRID_PQ ? ['X25519MLKEM768', 'X25519', 'P-256', 'P-384'] : [];
   const groups = [];
   for (const curve of ecdhCurve.split(':')) {
     const name = GROUPS.get(curve);

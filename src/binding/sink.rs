@@ -274,16 +274,18 @@ impl Sink for JsSink {
         };
         for e in &batch.events {
             let close = matches!(e, Event::Close { .. });
-            let Some((resource, ctx)) = contexts::context(contexts::own_context(close, e.conn()))
-            else {
-                continue;
-            };
-            next_group();
             let mut handles = ptr::null_mut();
-            // SAFETY: on the JS thread from a libuv callback (no JS frame below us).
+            // SAFETY: on the JS thread from a libuv callback (no JS frame below us). Opened
+            // before the context is looked up: an event of a connection JS has not seen yet
+            // (a reset before its first byte) makes the context here, with N-API calls and
+            // JS that need a handle scope (without one V8 aborts the process).
             unsafe { sys::napi_open_handle_scope(env, &mut handles) };
-            let recv = napi::deref(env, resource);
-            hand_over(env, ctx, recv, batch, std::slice::from_ref(e));
+            if let Some((resource, ctx)) = contexts::context(contexts::own_context(close, e.conn()))
+            {
+                next_group();
+                let recv = napi::deref(env, resource);
+                hand_over(env, ctx, recv, batch, std::slice::from_ref(e));
+            }
             // SAFETY: closes the scope opened above.
             unsafe { sys::napi_close_handle_scope(env, handles) };
         }

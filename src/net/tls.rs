@@ -383,6 +383,11 @@ impl TlsSession {
         self.sni.is_some() || self.conn.is_handshaking()
     }
 
+    /// Some of the client's handshake came.
+    pub fn had_input(&self) -> bool {
+        self.first_len > 0
+    }
+
     /// Ciphertext (or a clear alert) waits to be sent.
     pub fn wants_write(&self) -> bool {
         !self.clear_out.is_empty() || (!self.muted && self.conn.wants_write())
@@ -501,6 +506,10 @@ const NO_CERTIFICATE: TlsFailure = fail(
 
 /// node's error for a client gone before the handshake finished.
 pub const HANG_UP: TlsFailure = fail("ECONNRESET", "socket hang up", 0);
+
+/// A reset after part of the handshake came: Node 24+ reports the read error ('read
+/// ECONNRESET', errno, syscall), Node 20 and 22 'socket hang up'; JS words it for its Node.
+pub const RESET_IN_HANDSHAKE: TlsFailure = fail("ECONNRESET", "read ECONNRESET", 0);
 
 const fn fail(code: &'static str, reason: &'static str, number: u32) -> TlsFailure {
     TlsFailure {

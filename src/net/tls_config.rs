@@ -40,7 +40,9 @@ pub struct TlsSpec {
     /// The server's suite order wins over the client's (node's honorCipherOrder, true
     /// unless set false).
     pub honor_cipher_order: bool,
-    /// Key exchange groups ('X25519', 'P-256', 'P-384'), in order; empty: all three.
+    /// Key exchange groups ('X25519MLKEM768', 'X25519', 'P-256', 'P-384'), in order; empty:
+    /// the three classical ones (OpenSSL 3.0's default; JS names the hybrid first where
+    /// node's OpenSSL offers it by default).
     pub groups: Vec<String>,
     /// node's sessionTimeout, seconds: how long a ticket resumes (None: node's 300).
     pub session_timeout: Option<u32>,
@@ -108,6 +110,7 @@ fn provider_for(spec: &TlsSpec) -> Result<CryptoProvider, String> {
             .groups
             .iter()
             .map(|name| match name.as_str() {
+                "X25519MLKEM768" => Ok(super::tls_pq::X25519MLKEM768),
                 "X25519" => Ok(ring::kx_group::X25519),
                 "P-256" => Ok(ring::kx_group::SECP256R1),
                 "P-384" => Ok(ring::kx_group::SECP384R1),

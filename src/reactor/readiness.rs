@@ -263,7 +263,9 @@ pub(super) fn read_conn<S: Sink>(id: u64, drain: bool) {
                 return;
             }
             Read::Error(e) => {
-                with(|r| r.close_conn(id, e));
+                if !secure::on_read_error::<S>(id, e) {
+                    with(|r| r.close_conn(id, e));
+                }
                 return;
             }
             Read::Stop => return,

@@ -6,7 +6,9 @@
 
 use super::secure_setup::{protocol, Context, Protocol};
 use super::state::{with, Deferred, Reactor};
-use crate::net::tls::{AlpnChoice, SessionInfo, TlsEvent, TlsFailure, HANDSHAKE_TIMEOUT};
+use crate::net::tls::{
+    AlpnChoice, SessionInfo, TlsEvent, TlsFailure, HANDSHAKE_TIMEOUT, RESET_IN_HANDSHAKE,
+};
 
 /// What the room tells the embedder (part of `super::sink::Sink`).
 pub trait SecureSink {
@@ -95,6 +97,23 @@ fn on_secure<S: SecureSink>(sid: u32, id: u64) -> bool {
         }
         None => false,
     }
+}
+
+/// A read of connection `id` failed (`errno`). A reset after part of the handshake came is
+/// node's 'tlsClientError' (its wording is the Node version's, JS's to choose); a reset
+/// before any byte is the connection's close, which JS reports the same way for every Node.
+/// Returns whether it was handled here.
+pub(super) fn on_read_error<S: SecureSink>(id: u64, errno: i32) -> bool {
+    let sid = with(|r| {
+        let c = r.conn(id)?;
+        let t = c.stream.tls()?;
+        (errno == -libc::ECONNRESET && t.is_handshaking() && t.had_input()).then_some(c.server)
+    })
+    .flatten();
+    let Some(sid) = sid else { return false };
+    S::tls_client_error(sid, id, &RESET_IN_HANDSHAKE);
+    with(|r| r.close_conn(id, 0));
+    true
 }
 
 /// node's tls.Server: a handshake not done by handshakeTimeout is a 'tlsClientError', and the

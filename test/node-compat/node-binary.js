@@ -80,4 +80,64 @@ function resolveNode(spec, cacheDir, log) {
   return { bin, version: versionOf(bin) };
 }
 
-module.exports = { resolveNode, NODE_VERSIONS };
+// Node's tests that drive the openssl CLI (test-https-foafssl, test-https-client-renegotiation-
+// limit, ...) look for it where a source build puts it: `openssl-cli` beside process.execPath
+// (test/common's opensslCli, unless node links a shared OpenSSL). Official builds ship none,
+// so those tests skip on stock and with fast-http alike and prove nothing. The machine's
+// `openssl` is linked there instead; a binary in a folder we must not write to (/usr/bin/node)
+// is copied into the cache first, because execPath is the resolved path of the running file.
+function whichOpenssl() {
+  for (const dir of (process.env.PATH || '').split(path.delimiter)) {
+    const f = path.join(dir || '.', 'openssl');
+    try {
+      fs.accessSync(f, fs.constants.X_OK);
+      return f;
+    } catch {
+      // not in this folder
+    }
+  }
+  return null;
+}
+
+/**
+ * `node` with an `openssl-cli` beside it, or `node` itself when the machine has no openssl
+ * or the binary uses a shared OpenSSL (then test/common runs `openssl` from PATH).
+ * @returns {{bin: string, opensslCli: string|null}}
+ */
+function withOpensslCli(node, cacheDir, log) {
+  const openssl = whichOpenssl();
+  if (!openssl) return { bin: node.bin, opensslCli: null };
+  const shared = spawnSync(node.bin, ['-p', 'process.config.variables.node_shared_openssl'],
+    { encoding: 'utf8', timeout: 30000 });
+  if (shared.stdout.trim() === 'true') return { bin: node.bin, opensslCli: openssl };
+  let bin = fs.realpathSync(node.bin);
+  const cache = path.resolve(cacheDir);
+  if (!bin.startsWith(cache + path.sep)) {
+    const dir = path.join(cache, 'node-with-openssl', node.version);
+    const copy = path.join(dir, 'node');
+    const st = fs.statSync(bin);
+    const have = fs.existsSync(copy) && fs.statSync(copy);
+    if (!have || have.size !== st.size || have.mtimeMs !== st.mtimeMs) {
+      log(`copying ${bin} to ${path.relative(process.cwd(), dir)}/ to give it an openssl-cli`);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.copyFileSync(bin, copy);
+      fs.chmodSync(copy, 0o755);
+      fs.utimesSync(copy, st.atime, st.mtime);
+    }
+    bin = copy;
+  }
+  const cli = path.join(path.dirname(bin), 'openssl-cli');
+  let current = null;
+  try {
+    current = fs.readlinkSync(cli);
+  } catch {
+    // none yet
+  }
+  if (current !== openssl) {
+    fs.rmSync(cli, { force: true });
+    fs.symlinkSync(openssl, cli);
+  }
+  return { bin, opensslCli: openssl };
+}
+
+module.exports = { resolveNode, withOpensslCli, NODE_VERSIONS };

@@ -13,7 +13,7 @@ const path = require('node:path');
 const os = require('node:os');
 
 const { obtainNodeTests, majorOf } = require('./fetch-node-tests.js');
-const { resolveNode } = require('./node-binary.js');
+const { resolveNode, withOpensslCli } = require('./node-binary.js');
 const { readTestSource } = require('./source-scan.js');
 const { runTest, killGroup } = require('./run-one.js');
 const expectations = require('./expectations.js');
@@ -219,6 +219,8 @@ async function main() {
   const log = (m) => process.stderr.write(`[node-compat] ${m}\n`);
 
   const node = resolveNode(o.node, o.cache, log);
+  const cli = withOpensslCli(node, o.cache, log);
+  node.bin = cli.bin;
   const major = majorOf(node.version);
   // One report per major and mode: it also orders the next run of the same
   // kind (longest tests first), which another major's durations would not.
@@ -266,7 +268,8 @@ async function main() {
   fs.mkdirSync(ctx.tmpRoot, { recursive: true });
 
   const mode = o.register ? `fast-http (-r ${path.relative(REPO_ROOT, o.register)})` : 'baseline (stock node, no preload)';
-  log(`${node.version} ${node.bin}; tests from Node ${tree.version} (${tree.source})`);
+  log(`${node.version} ${node.bin}; tests from Node ${tree.version} (${tree.source}); ` +
+    `openssl-cli: ${cli.opensslCli || 'none (tests that need it skip)'}`);
   log(`${mode}; ${tests.length} tests, -j${o.jobs}, timeout ${o.timeout}s, ${os.cpus().length} cpus`);
 
   const start = Date.now();
