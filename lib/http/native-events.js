@@ -14,7 +14,6 @@ const { executionAsyncId, triggerAsyncId } = require('node:async_hooks');
 const tickQueue = require('./tick-queue');
 const errors = require('../internal/errors');
 // The addon's errnos are libuv's (negative).
-const UV_EPROTO = -require('node:os').constants.errno.EPROTO;
 const UV_ECONNRESET = -require('node:os').constants.errno.ECONNRESET;
 const { MODE_HTTP, onClosePhase } = require('./socket');
 const { setTrailerBlock } = require('./incoming');
@@ -157,9 +156,7 @@ function closeQueued(id, errno) {
  * https makes 'clientError' or a destroy; otherwise it is the socket's own error.
  */
 function closeSocket(server, socket, errno) {
-  // EPROTO is no read error: the addon's TLS failed a record after the handshake (secure.rs).
-  if (errno < 0 && errno !== UV_EPROTO && server?.[kSecureSocket] !== undefined &&
-      socket._secureEstablished !== true) {
+  if (errno < 0 && server?.[kSecureSocket] !== undefined && socket._secureEstablished !== true) {
     server[kSecureSocket](socket, false);
     server.emit('tlsClientError', errors.readError(errno), socket);
     socket._onClose(0);
@@ -301,11 +298,25 @@ function onTlsClientError(sid, id, code, message) {
   const server = servers[sid];
   if (server === undefined || server.listenerCount('tlsClientError') === 0) return;
   const err = code === 'ECONNRESET' && message === 'read ECONNRESET' ?
-    resetInHandshake() : codedError(message, code);
+    resetInHandshake() : errors.opensslError(message, code);
   const socket = socketFor(server, id);
   // node's 'tlsClientError' (and the 'clientError' it becomes) gets the TLSSocket.
   server[kSecureSocket]?.(socket, false);
   server.emit('tlsClientError', err, socket);
+}
+
+/**
+ * A TLS connection's record failed after its handshake: node's TLSSocket emits OpenSSL's
+ * error without destroying itself (_tls_wrap's onerror), and http's socketOnError makes it
+ * 'clientError' (or destroys the socket with it). The addon closes the connection next.
+ * @type {import('../internal/native').Callbacks['onTlsError']}
+ */
+function onTlsError(id, code, message) {
+  ranNow();
+  const socket = sockets.get(id);
+  if (socket !== undefined && !socket.destroyed) {
+    socket.emit('error', errors.opensslError(message, code));
+  }
 }
 
 // A reset after part of a TLS handshake came: Node 24+ gives the read error, 20 and 22 the
@@ -457,7 +468,7 @@ init({
   onRequest, onBody, onBodyEnd, onDrain, onClose, onReset, onTimeout, onClientError, onConnection,
   onDrop,
   onData, onEnd, onServerDrained, onShutdown, onInternalError, onUpgrade, onSecure,
-  onTlsClientError, onKeylog, onSniRequest, newResource, onClosePhase,
+  onTlsClientError, onTlsError, onKeylog, onSniRequest, newResource, onClosePhase,
 }, tickQueue.waiting);
 
 module.exports = { onConnection: emitConnection, onDrop };

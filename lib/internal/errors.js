@@ -153,4 +153,20 @@ function readError(errno) {
   return err;
 }
 
-module.exports = { ...errors, parseError, uvException, connReset, readError };
+// The addon words OpenSSL's errors as 'error:0A00010B:SSL routines::wrong version number'
+// (OpenSSL's own message adds a thread id, function and source line it does not have).
+const OPENSSL_MESSAGE = /^error:[0-9A-F]{8}:([^:]*):[^:]*:(.*)$/;
+
+/** node's error from OpenSSL's (crypto's ThrowCryptoError): library, reason, code. */
+function opensslError(message, code) {
+  const err = new Error(message);
+  const m = OPENSSL_MESSAGE.exec(message);
+  if (m !== null) {
+    err.library = m[1];
+    err.reason = m[2];
+  }
+  err.code = code;
+  return err;
+}
+
+module.exports = { ...errors, parseError, uvException, connReset, readError, opensslError };

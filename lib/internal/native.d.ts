@@ -114,6 +114,7 @@ export interface Callbacks {
   onUpgrade(id: number, seq: number, head: Buffer | undefined): void;
   onSecure(sid: number, id: number, session: TlsSession): void;
   onTlsClientError(sid: number, id: number, code: string, message: string): void;
+  onTlsError(id: number, code: string, message: string): void;
   onKeylog(sid: number, id: number, line: Buffer): void;
   onSniRequest(sid: number, id: number, servername: string, protocols: Buffer): void;
   newResource(sid: number, id: number): object;
@@ -125,6 +126,7 @@ export interface Registered {
   onEvents(...values: unknown[]): void;
   onSecure(sid: number, id: number, session: TlsSession): void;
   onTlsClientError(sid: number, id: number, code: string, message: string): void;
+  onTlsError(id: number, code: string, message: string): void;
   onKeylog(sid: number, id: number, line: Buffer): void;
   onSniRequest(sid: number, id: number, servername: string, protocols: Buffer): void;
   newResource(sid: number, id: number): object;

@@ -260,6 +260,8 @@ callbacks! {
     direct TlsClientError<'a> => on_tls_client_error {
         sid: u32, id: Id, code: &'a str, message: &'a str
     } -> ();
+    /// A TLS connection's record failed after its handshake: the socket's error.
+    direct TlsError<'a> => on_tls_error { id: Id, code: &'a str, message: &'a str } -> ();
     /// One NSS key-log line of a TLS handshake.
     direct Keylog<'a> => on_keylog { sid: u32, id: Id, line: &'a [u8] } -> ();
     /// The handshake waits for the SNICallback / ALPNCallback (`protocols` as on the wire).

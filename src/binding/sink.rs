@@ -319,6 +319,16 @@ impl SecureSink for JsSink {
         );
     }
 
+    fn tls_error(id: u64, e: &TlsFailure) {
+        let message = e.to_string();
+        let args = cb::TlsError {
+            id: Id(id),
+            code: e.code,
+            message: &message,
+        };
+        call(Some(id), args);
+    }
+
     fn tls_client_error(sid: u32, id: u64, e: &TlsFailure) {
         let message = e.to_string();
         let args = cb::TlsClientError {

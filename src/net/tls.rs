@@ -31,12 +31,28 @@ pub struct TlsFailure {
     pub number: u32,
 }
 
+impl TlsFailure {
+    /// OpenSSL's name for the library in the packed error number (ERR_GET_LIB).
+    pub fn library(&self) -> &'static str {
+        match self.number >> 23 {
+            57 => "Provider routines",
+            _ => "SSL routines",
+        }
+    }
+}
+
 impl std::fmt::Display for TlsFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.number == 0 {
             return f.write_str(self.reason);
         }
-        write!(f, "error:{:08X}:SSL routines::{}", self.number, self.reason)
+        write!(
+            f,
+            "error:{:08X}:{}::{}",
+            self.number,
+            self.library(),
+            self.reason
+        )
     }
 }
 
@@ -419,6 +435,14 @@ impl TlsSession {
     /// Queues what OpenSSL would send for `e` (an alert, or nothing) and names the failure.
     fn failed(&mut self, e: rustls::Error) -> TlsFailure {
         let mut f = describe(&e, &self.first[..self.first_len]);
+        // After a TLS 1.2 handshake, OpenSSL 3 opens AES-GCM records in its provider, whose
+        // error a record that does not open is (a TLS 1.3 record's is the SSL library's).
+        if f == DECRYPT_FAILED
+            && !self.conn.is_handshaking()
+            && self.conn.protocol_version() == Some(rustls::ProtocolVersion::TLSv1_2)
+        {
+            f = CIPHER_OPERATION_FAILED;
+        }
         if self.first_len >= 2 && self.first[1] != 3 {
             // OpenSSL's ssl3_get_record: a first record whose version is not 3.x does not look
             // like TLS (plain HTTP, garbage) and gets no alert (SSL_AD_NO_ALERT).
@@ -502,6 +526,19 @@ const NO_CERTIFICATE: TlsFailure = fail(
     "ERR_SSL_NO_SUITABLE_SIGNATURE_ALGORITHM",
     "no suitable signature algorithm",
     0x0A000076,
+);
+
+const DECRYPT_FAILED: TlsFailure = fail(
+    "ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC",
+    "decryption failed or bad record mac",
+    0x0A000119,
+);
+
+/// OpenSSL 3's provider error for a TLS 1.2 AES-GCM record that does not open.
+const CIPHER_OPERATION_FAILED: TlsFailure = fail(
+    "ERR_SSL_CIPHER_OPERATION_FAILED",
+    "cipher operation failed",
+    0x1C800066,
 );
 
 /// node's error for a client gone before the handshake finished.
@@ -593,11 +630,7 @@ pub fn describe(e: &rustls::Error, first: &[u8]) -> TlsFailure {
             "no application protocol",
             0x0A0000EB,
         ),
-        E::DecryptError => fail(
-            "ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC",
-            "decryption failed or bad record mac",
-            0x0A000119,
-        ),
+        E::DecryptError => DECRYPT_FAILED,
         E::AlertReceived(_) => fail(
             "ERR_SSL_TLSV1_ALERT_INTERNAL_ERROR",
             "tlsv1 alert internal error",

@@ -18,6 +18,9 @@ pub trait SecureSink {
     /// A TLS connection failed before its handshake completed: a bad handshake, a client gone
     /// or too slow (node's 'tlsClientError'). The connection is closed next.
     fn tls_client_error(sid: u32, id: u64, e: &TlsFailure);
+    /// A record of connection `id` failed after its handshake: the socket's error (node's
+    /// TLSSocket emits OpenSSL's). The connection is closed next.
+    fn tls_error(id: u64, e: &TlsFailure);
     /// One NSS key-log line of connection `id`'s handshake (node's 'keylog').
     fn keylog(sid: u32, id: u64, line: &[u8]);
     /// Connection `id`'s ClientHello named `servername` and the server has an SNICallback,
@@ -63,9 +66,10 @@ pub(super) fn on_event<S: SecureSink>(id: u64) -> bool {
             with(|r| r.close_conn(id, 0));
             false
         }
-        // A bad record after the handshake: the socket errors, as node's.
-        TlsEvent::Failed(_) => {
-            with(|r| r.close_conn(id, -libc::EPROTO));
+        // A record that fails after the handshake: OpenSSL's error is the socket's.
+        TlsEvent::Failed(f) => {
+            S::tls_error(id, &f);
+            with(|r| r.close_conn(id, 0));
             false
         }
     }

@@ -430,3 +430,30 @@ fn sni_callback_with_a_plain_http_client() {
     );
     assert_eq!(got.failure.unwrap().code, "ERR_SSL_HTTP_REQUEST");
 }
+
+/// A record that does not open after the handshake is OpenSSL's error for its version: the SSL
+/// library's for TLS 1.3, OpenSSL 3's AES-GCM provider's for TLS 1.2 (as node reports them).
+#[test]
+fn a_record_that_does_not_open_names_openssl_s_error_per_version() {
+    for (version, code, message) in [
+        (
+            &rustls::version::TLS13,
+            "ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC",
+            "error:0A000119:SSL routines::decryption failed or bad record mac",
+        ),
+        (
+            &rustls::version::TLS12,
+            "ERR_SSL_CIPHER_OPERATION_FAILED",
+            "error:1C800066:Provider routines::cipher operation failed",
+        ),
+    ] {
+        let mut p = Pair::new(session(&spec()), client(client_config(&[version])));
+        p.handshake();
+        let mut record = vec![23, 3, 3, 0, 60];
+        record.extend_from_slice(&[7; 60]);
+        p.to_server.extend_from_slice(&record);
+        let failure = p.pump().failure.expect("the record fails");
+        assert_eq!(failure.code, code);
+        assert_eq!(failure.to_string(), message);
+    }
+}

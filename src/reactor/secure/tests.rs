@@ -18,6 +18,9 @@ impl SecureSink for TestSink {
     fn tls_client_error(_sid: u32, _id: u64, e: &TlsFailure) {
         record(Ev::Other(e.code));
     }
+    fn tls_error(_id: u64, e: &TlsFailure) {
+        record(Ev::Other(e.code));
+    }
     fn keylog(_sid: u32, _id: u64, _line: &[u8]) {
         record(Ev::Other("keylog"));
     }
