@@ -157,8 +157,16 @@ function readError(errno) {
 // (OpenSSL's own message adds a thread id, function and source line it does not have).
 const OPENSSL_MESSAGE = /^error:[0-9A-F]{8}:([^:]*):[^:]*:(.*)$/;
 
+// OpenSSL 3.5 (Node 22.20+, 24, 26) names the alerts SSL 3 defined "ssl/tls alert ...".
+const [OPENSSL_MAJOR, OPENSSL_MINOR] = process.versions.openssl.split('.').map(Number);
+const SSL_TLS_ALERTS = OPENSSL_MAJOR > 3 || (OPENSSL_MAJOR === 3 && OPENSSL_MINOR >= 5);
+
 /** node's error from OpenSSL's (crypto's ThrowCryptoError): library, reason, code. */
 function opensslError(message, code) {
+  if (SSL_TLS_ALERTS && code.startsWith('ERR_SSL_SSLV3_ALERT_')) {
+    code = `ERR_SSL_SSL/TLS_ALERT_${code.slice(20)}`;
+    message = message.replace('sslv3 alert ', 'ssl/tls alert ');
+  }
   const err = new Error(message);
   const m = OPENSSL_MESSAGE.exec(message);
   if (m !== null) {

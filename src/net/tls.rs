@@ -455,6 +455,15 @@ impl TlsSession {
             }
             self.muted = true;
             self.clear_out.extend_from_slice(&HANDSHAKE_FAILURE_ALERT);
+        } else if let rustls::Error::AlertReceived(alert) = e {
+            // OpenSSL answers no alert with one of its own. TLS 1.3's user_canceled is a
+            // closure alert it passes over (RFC 8446 section 6.1): the client that sent it
+            // goes next, a hang-up.
+            if alert == rustls::AlertDescription::UserCanceled
+                && self.conn.protocol_version() == Some(rustls::ProtocolVersion::TLSv1_3)
+            {
+                f = HANG_UP;
+            }
         } else if !self.conn.wants_write() && self.conn.is_handshaking() {
             // rustls sends nothing for some malformed handshakes (a message longer than it
             // takes); OpenSSL sends unexpected_message, in the clear before any keys.
@@ -540,6 +549,188 @@ const CIPHER_OPERATION_FAILED: TlsFailure = fail(
     "cipher operation failed",
     0x1C800066,
 );
+
+/// OpenSSL's reason for each alert the peer may send (its number is SSL_AD_REASON_OFFSET,
+/// 1000, plus the alert's), as node reports a received fatal alert.
+const ALERTS: [(u8, &str, &str); 33] = [
+    (
+        10,
+        "ERR_SSL_SSLV3_ALERT_UNEXPECTED_MESSAGE",
+        "sslv3 alert unexpected message",
+    ),
+    (
+        20,
+        "ERR_SSL_SSLV3_ALERT_BAD_RECORD_MAC",
+        "sslv3 alert bad record mac",
+    ),
+    (
+        21,
+        "ERR_SSL_TLSV1_ALERT_DECRYPTION_FAILED",
+        "tlsv1 alert decryption failed",
+    ),
+    (
+        22,
+        "ERR_SSL_TLSV1_ALERT_RECORD_OVERFLOW",
+        "tlsv1 alert record overflow",
+    ),
+    (
+        30,
+        "ERR_SSL_SSLV3_ALERT_DECOMPRESSION_FAILURE",
+        "sslv3 alert decompression failure",
+    ),
+    (
+        40,
+        "ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE",
+        "sslv3 alert handshake failure",
+    ),
+    (
+        41,
+        "ERR_SSL_SSLV3_ALERT_NO_CERTIFICATE",
+        "sslv3 alert no certificate",
+    ),
+    (
+        42,
+        "ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE",
+        "sslv3 alert bad certificate",
+    ),
+    (
+        43,
+        "ERR_SSL_SSLV3_ALERT_UNSUPPORTED_CERTIFICATE",
+        "sslv3 alert unsupported certificate",
+    ),
+    (
+        44,
+        "ERR_SSL_SSLV3_ALERT_CERTIFICATE_REVOKED",
+        "sslv3 alert certificate revoked",
+    ),
+    (
+        45,
+        "ERR_SSL_SSLV3_ALERT_CERTIFICATE_EXPIRED",
+        "sslv3 alert certificate expired",
+    ),
+    (
+        46,
+        "ERR_SSL_SSLV3_ALERT_CERTIFICATE_UNKNOWN",
+        "sslv3 alert certificate unknown",
+    ),
+    (
+        47,
+        "ERR_SSL_SSLV3_ALERT_ILLEGAL_PARAMETER",
+        "sslv3 alert illegal parameter",
+    ),
+    (
+        48,
+        "ERR_SSL_TLSV1_ALERT_UNKNOWN_CA",
+        "tlsv1 alert unknown ca",
+    ),
+    (
+        49,
+        "ERR_SSL_TLSV1_ALERT_ACCESS_DENIED",
+        "tlsv1 alert access denied",
+    ),
+    (
+        50,
+        "ERR_SSL_TLSV1_ALERT_DECODE_ERROR",
+        "tlsv1 alert decode error",
+    ),
+    (
+        51,
+        "ERR_SSL_TLSV1_ALERT_DECRYPT_ERROR",
+        "tlsv1 alert decrypt error",
+    ),
+    (
+        60,
+        "ERR_SSL_TLSV1_ALERT_EXPORT_RESTRICTION",
+        "tlsv1 alert export restriction",
+    ),
+    (
+        70,
+        "ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION",
+        "tlsv1 alert protocol version",
+    ),
+    (
+        71,
+        "ERR_SSL_TLSV1_ALERT_INSUFFICIENT_SECURITY",
+        "tlsv1 alert insufficient security",
+    ),
+    (
+        80,
+        "ERR_SSL_TLSV1_ALERT_INTERNAL_ERROR",
+        "tlsv1 alert internal error",
+    ),
+    (
+        86,
+        "ERR_SSL_TLSV1_ALERT_INAPPROPRIATE_FALLBACK",
+        "tlsv1 alert inappropriate fallback",
+    ),
+    (
+        90,
+        "ERR_SSL_TLSV1_ALERT_USER_CANCELLED",
+        "tlsv1 alert user cancelled",
+    ),
+    (
+        100,
+        "ERR_SSL_TLSV1_ALERT_NO_RENEGOTIATION",
+        "tlsv1 alert no renegotiation",
+    ),
+    (
+        109,
+        "ERR_SSL_TLSV13_ALERT_MISSING_EXTENSION",
+        "tlsv13 alert missing extension",
+    ),
+    (
+        110,
+        "ERR_SSL_TLSV1_UNSUPPORTED_EXTENSION",
+        "tlsv1 unsupported extension",
+    ),
+    (
+        111,
+        "ERR_SSL_TLSV1_CERTIFICATE_UNOBTAINABLE",
+        "tlsv1 certificate unobtainable",
+    ),
+    (
+        112,
+        "ERR_SSL_TLSV1_UNRECOGNIZED_NAME",
+        "tlsv1 unrecognized name",
+    ),
+    (
+        113,
+        "ERR_SSL_TLSV1_BAD_CERTIFICATE_STATUS_RESPONSE",
+        "tlsv1 bad certificate status response",
+    ),
+    (
+        114,
+        "ERR_SSL_TLSV1_BAD_CERTIFICATE_HASH_VALUE",
+        "tlsv1 bad certificate hash value",
+    ),
+    (
+        115,
+        "ERR_SSL_TLSV1_ALERT_UNKNOWN_PSK_IDENTITY",
+        "tlsv1 alert unknown psk identity",
+    ),
+    (
+        116,
+        "ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED",
+        "tlsv13 alert certificate required",
+    ),
+    (
+        120,
+        "ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL",
+        "tlsv1 alert no application protocol",
+    ),
+];
+
+/// OpenSSL's error for a fatal alert the peer sent (OpenSSL 3.5 words the "sslv3 alert" ones
+/// "ssl/tls alert": JS renames them for its Node). An alert it has no reason for ends the
+/// handshake as a hang-up (node's 'socket hang up').
+fn alert_received(alert: u8) -> TlsFailure {
+    ALERTS
+        .iter()
+        .find(|(n, _, _)| *n == alert)
+        .map_or(HANG_UP, |&(n, code, reason)| {
+            fail(code, reason, 0x0A00_0000 + 1000 + n as u32)
+        })
+}
 
 /// node's error for a client gone before the handshake finished.
 pub const HANG_UP: TlsFailure = fail("ECONNRESET", "socket hang up", 0);
@@ -631,11 +822,7 @@ pub fn describe(e: &rustls::Error, first: &[u8]) -> TlsFailure {
             0x0A0000EB,
         ),
         E::DecryptError => DECRYPT_FAILED,
-        E::AlertReceived(_) => fail(
-            "ERR_SSL_TLSV1_ALERT_INTERNAL_ERROR",
-            "tlsv1 alert internal error",
-            0x0A000438,
-        ),
+        E::AlertReceived(a) => alert_received(u8::from(*a)),
         E::PeerMisbehaved(B::TooManyRenegotiationRequests) | E::PeerMisbehaved(_) => fail(
             "ERR_SSL_UNEXPECTED_MESSAGE",
             "unexpected message",
