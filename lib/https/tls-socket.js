@@ -13,6 +13,7 @@ const { X509Certificate } = require('node:crypto');
 const { FastSocket } = require('../http/socket');
 const { kTlsSession, kTlsServer, kId } = require('../internal/symbols');
 const { binding } = require('../internal/native');
+const errors = require('../internal/errors');
 
 /** node's legacy certificate object for DER bytes (translatePeerCertificate's shape). */
 function legacyObject(der) {
@@ -107,6 +108,36 @@ proto.exportKeyingMaterial = function exportKeyingMaterial_(length, label, conte
   };
   return Reflect.apply(exportKeyingMaterial,
     { _secureEstablished: this._secureEstablished, _handle: handle }, arguments);
+};
+
+// TLSSocket's own method (node's argument checks, its answer on a destroyed socket) against a
+// stand-in handle whose renegotiation fails as OpenSSL's does where it cannot renegotiate:
+// TLS 1.3 has none (wrong ssl version); rustls has none for TLS 1.2 either, as node's
+// server with SSL_OP_NO_RENEGOTIATION (no renegotiation). False, and the callback gets the
+// error on the next tick.
+const renegotiate = tls.TLSSocket.prototype.renegotiate;
+proto.renegotiate = function renegotiate_(options, callback) {
+  const socket = this;
+  const handle = {
+    setVerifyMode() {},
+    verifyError() {},
+    renegotiate() {
+      throw socket.getProtocol() === 'TLSv1.3' ?
+        errors.opensslError('error:0A00010A:SSL routines::wrong ssl version',
+          'ERR_SSL_WRONG_SSL_VERSION') :
+        errors.opensslError('error:0A000153:SSL routines::no renegotiation',
+          'ERR_SSL_NO_RENEGOTIATION');
+    },
+  };
+  return Reflect.apply(renegotiate, {
+    _tlsOptions: { isServer: true },
+    _handle: handle,
+    destroyed: this.destroyed,
+    _requestCert: this._requestCert,
+    _rejectUnauthorized: this._rejectUnauthorized,
+    // node's write('') cycles OpenSSL's state; there is none to cycle here.
+    write() {},
+  }, arguments);
 };
 
 proto.getEphemeralKeyInfo = function getEphemeralKeyInfo() {

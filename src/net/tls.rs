@@ -823,7 +823,14 @@ pub fn describe(e: &rustls::Error, first: &[u8]) -> TlsFailure {
         ),
         E::DecryptError => DECRYPT_FAILED,
         E::AlertReceived(a) => alert_received(u8::from(*a)),
-        E::PeerMisbehaved(B::TooManyRenegotiationRequests) | E::PeerMisbehaved(_) => fail(
+        // rustls refuses a TLS 1.2 client's renegotiation with a warning, and a second one
+        // with this: node's error for a client that renegotiates past its limit.
+        E::PeerMisbehaved(B::TooManyRenegotiationRequests) => fail(
+            "ERR_TLS_SESSION_ATTACK",
+            "TLS session renegotiation attack detected",
+            0,
+        ),
+        E::PeerMisbehaved(_) => fail(
             "ERR_SSL_UNEXPECTED_MESSAGE",
             "unexpected message",
             0x0A0000F4,
