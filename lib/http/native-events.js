@@ -25,7 +25,7 @@ const { connectionResource } = require('./open-handles');
 const { startUpgrade, upgradeAfterBody, upgradeAsked } = require('./upgrade-handoff');
 const {
   kSeq, kBodyReq, kMode, kUpgradeReq, kTlsSession, kSecureSocket, kSniRequest, kParser,
-  kReadPaused, kAdopted, kHandleId,
+  kReadPaused, kAdopted, kHandleId, kTlsErrorEmitted,
 } = require('../internal/symbols');
 
 /** @type {import('../internal/native').Callbacks['onConnection']} */
@@ -157,8 +157,7 @@ function closeQueued(id, errno) {
  */
 function closeSocket(server, socket, errno) {
   if (errno < 0 && server?.[kSecureSocket] !== undefined && socket._secureEstablished !== true) {
-    server[kSecureSocket](socket, false);
-    server.emit('tlsClientError', errors.readError(errno), socket);
+    emitTlsClientError(server, socket, errors.readError(errno));
     socket._onClose(0);
     return;
   }
@@ -299,8 +298,14 @@ function onTlsClientError(sid, id, code, message) {
   if (server === undefined || server.listenerCount('tlsClientError') === 0) return;
   const err = code === 'ECONNRESET' && message === 'read ECONNRESET' ?
     resetInHandshake() : errors.opensslError(message, code);
-  const socket = socketFor(server, id);
-  // node's 'tlsClientError' (and the 'clientError' it becomes) gets the TLSSocket.
+  emitTlsClientError(server, socketFor(server, id), err);
+}
+
+/** tls.Server's 'tlsClientError' (and the 'clientError' https makes of it), once a socket. */
+function emitTlsClientError(server, socket, err) {
+  if (socket[kTlsErrorEmitted] === true) return;
+  socket[kTlsErrorEmitted] = true;
+  // It gets the TLSSocket.
   server[kSecureSocket]?.(socket, false);
   server.emit('tlsClientError', err, socket);
 }

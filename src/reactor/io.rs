@@ -88,6 +88,14 @@ impl Reactor {
                 bytes_written: 0,
             },
         );
+        if secure {
+            // node's https makes a connection's HTTP parser at 'secureConnection': its
+            // headersTimeout / requestTimeout clock starts when the handshake is done
+            // (secure::on_secure), and handshakeTimeout alone bounds the handshake.
+            if let Some(c) = self.conn(id) {
+                c.http.req_start = 0;
+            }
+        }
         self.add_ref(1);
         self.stats.connections_accepted += 1;
         if let Some(s) = self.server(sid) {

@@ -82,10 +82,16 @@ pub(super) fn on_event<S: SecureSink>(id: u64) -> bool {
 fn on_secure<S: SecureSink>(sid: u32, id: u64) -> bool {
     let info = with(|r| {
         r.stats.tls_handshakes += 1;
-        let info = r.conn(id)?.stream.tls()?.session_info();
+        let now = r.now;
+        let c = r.conn(id)?;
+        let info = c.stream.tls()?.session_info();
         if info.reject {
             r.close_conn(id, 0);
             return None;
+        }
+        // The HTTP parser's clock starts here, as node's does at 'secureConnection'.
+        if c.http.req_start == 0 && !c.http.is_upgraded() {
+            c.http.req_start = now.max(1);
         }
         match protocol(info.alpn.as_deref()) {
             Protocol::Http1 => {}
@@ -120,8 +126,9 @@ pub(super) fn on_read_error<S: SecureSink>(id: u64, errno: i32) -> bool {
     true
 }
 
-/// node's tls.Server: a handshake not done by handshakeTimeout is a 'tlsClientError', and the
-/// socket goes.
+/// node's tls.Server: a handshake not done by handshakeTimeout is a 'tlsClientError'. node does
+/// not close the socket for it: https's listener destroys it unless the app listens to
+/// 'clientError' (then the app decides, as for any clientError).
 pub(super) fn on_handshake_deadline<S: SecureSink>(id: u64) {
     let sid = with(|r| {
         let c = r.conn(id)?;
@@ -130,7 +137,6 @@ pub(super) fn on_handshake_deadline<S: SecureSink>(id: u64) {
     .flatten();
     if let Some(sid) = sid {
         S::tls_client_error(sid, id, &HANDSHAKE_TIMEOUT);
-        with(|r| r.close_conn(id, 0));
     }
 }
 
