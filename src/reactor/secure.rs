@@ -6,7 +6,7 @@
 
 use super::secure_setup::{protocol, Context, Protocol};
 use super::state::{with, Deferred, Reactor};
-use crate::net::tls::{AlpnChoice, SessionInfo, TlsEvent, TlsFailure, HANDSHAKE_TIMEOUT};
+use crate::net::tls::{AlpnChoice, SessionInfo, TlsEvent, TlsFailure, HANDSHAKE_TIMEOUT, HANG_UP};
 
 /// What the room tells the embedder (part of `super::sink::Sink`).
 pub trait SecureSink {
@@ -71,27 +71,34 @@ pub(super) fn on_event<S: SecureSink>(id: u64) -> bool {
 
 /// The handshake completed: JS hears of it ('secureConnection') before the first request, and
 /// what rustls has to send (session tickets) goes with the batch. A client certificate
-/// rejectUnauthorized refuses closes the connection instead, with no event (node's
-/// onServerSocketSecure destroys the socket). Returns whether it goes on.
+/// rejectUnauthorized refuses ends the connection instead, as node's onServerSocketSecure
+/// destroys the socket from OpenSSL's handshake-done callback: what the handshake left to
+/// send (a TLS 1.2 server's Finished, so the client never sees it complete) is dropped, no
+/// alert goes, and the server tells 'tlsClientError' ECONNRESET (its socket closed before
+/// the handshake released it). Returns whether it goes on.
 fn on_secure<S: SecureSink>(sid: u32, id: u64) -> bool {
     let info = with(|r| {
         r.stats.tls_handshakes += 1;
         let info = r.conn(id)?.stream.tls()?.session_info();
         if info.reject {
-            r.close_conn(id, 0);
-            return None;
+            return Some(Err(()));
         }
         match protocol(info.alpn.as_deref()) {
             Protocol::Http1 => {}
         }
         r.after_write(id);
-        Some(info)
+        Some(Ok(info))
     })
     .flatten();
     match info {
-        Some(info) => {
+        Some(Ok(info)) => {
             S::secure(sid, id, &info);
             true
+        }
+        Some(Err(())) => {
+            S::tls_client_error(sid, id, &HANG_UP);
+            with(|r| r.forget(id, 0));
+            false
         }
         None => false,
     }
