@@ -61,12 +61,53 @@ proto.getPeerCertificate = function getPeerCertificate(detailed) {
   // Each certificate's issuerCertificate is the next; a self-signed last one is its own.
   const certs = chain.map(legacyObject);
   for (let i = 0; i + 1 < certs.length; i++) certs[i].issuerCertificate = certs[i + 1];
-  const last = certs[certs.length - 1];
+  let last = certs[certs.length - 1];
+  if (last.issuer !== undefined && !isSameName(last.issuer, last.subject)) {
+    // node's GetLastIssuedCert: the chain goes on with the issuers the server's store has
+    // (SSL_CTX_get_issuer: its `ca`, or the default roots), as when the client sent its
+    // leaf alone.
+    let x509 = new X509Certificate(chain[chain.length - 1]);
+    for (let depth = 0; depth < 100; depth++) {
+      const issuer = trusted(this.server).find((ca) => x509.checkIssued(ca));
+      if (issuer === undefined) break;
+      const next = legacyObject(issuer.raw);
+      last.issuerCertificate = next;
+      last = next;
+      if (issuer === x509 || isSameName(last.issuer, last.subject)) break;
+      x509 = issuer;
+    }
+  }
   if (last.issuer !== undefined && isSameName(last.issuer, last.subject)) {
     last.issuerCertificate = last;
   }
   return certs[0];
 };
+
+const PEM_CERT = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g;
+const trustCache = new WeakMap();
+
+/** The certificates of `server`'s client-certificate store (`ca`, else default roots). */
+function trusted(server) {
+  const spec = server?.[kTlsServer]?.spec;
+  if (spec === undefined) return [];
+  let list = trustCache.get(spec);
+  if (list === undefined) {
+    list = [];
+    for (const blob of [...(spec.ca ?? []), ...(spec.roots ?? [])]) {
+      const text = blob.toString('latin1');
+      const pems = text.includes('-----BEGIN') ? text.match(PEM_CERT) ?? [] : [blob];
+      for (const one of pems) {
+        try {
+          list.push(new X509Certificate(one));
+        } catch {
+          // OpenSSL's store skips what it cannot read, too.
+        }
+      }
+    }
+    trustCache.set(spec, list);
+  }
+  return list;
+}
 
 function isSameName(a, b) {
   const ka = Object.keys(a);

@@ -17,6 +17,7 @@ mod tls_pq;
 pub mod tls_scope;
 pub mod tls_tickets;
 pub mod transport;
+pub mod x509_chain;
 
 pub use listener::{adopt_listener, adopt_stream, listen_tcp, listen_unix, Listener, TcpOptions};
 pub use stream::Stream;

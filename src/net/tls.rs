@@ -326,6 +326,8 @@ impl TlsSession {
             self.accept_hello();
         } else if let Err(e) = self.process() {
             self.failure = Some(self.failed(e));
+        } else if !self.announced && !self.conn.is_handshaking() {
+            self.hold_if_refused();
         }
         Ok(n)
     }
@@ -432,6 +434,24 @@ impl TlsSession {
         self.conn.send_close_notify();
     }
 
+    /// The handshake just completed with a client certificate rejectUnauthorized refuses:
+    /// nothing more is sent (node's onServerSocketSecure destroys the socket from OpenSSL's
+    /// handshake-done callback, before a TLS 1.2 server's Finished leaves its buffer), and
+    /// `session_info` says `reject`.
+    fn hold_if_refused(&mut self) {
+        if !(self.ctx.request_cert && self.ctx.reject_unauthorized) {
+            return;
+        }
+        let chain: Vec<_> = self
+            .conn
+            .peer_certificates()
+            .map(|certs| certs.iter().map(|c| c.clone().into_owned()).collect())
+            .unwrap_or_default();
+        if self.ctx.check_client(&chain).is_some() {
+            self.muted = true;
+        }
+    }
+
     /// Queues what OpenSSL would send for `e` (an alert, or nothing) and names the failure.
     fn failed(&mut self, e: rustls::Error) -> TlsFailure {
         let mut f = describe(&e, &self.first[..self.first_len]);
@@ -464,6 +484,14 @@ impl TlsSession {
             {
                 f = HANG_UP;
             }
+        } else if matches!(e, rustls::Error::NoCertificatesPresented)
+            && self.conn.protocol_version() == Some(rustls::ProtocolVersion::TLSv1_2)
+        {
+            // SSL_VERIFY_FAIL_IF_NO_PEER_CERT without a client certificate: OpenSSL's TLS 1.2
+            // server sends handshake_failure (certificate_required is TLS 1.3's, RFC 8446
+            // 4.4.2.4), where rustls sends certificate_required for both.
+            self.muted = true;
+            self.clear_out.extend_from_slice(&HANDSHAKE_FAILURE_ALERT);
         } else if !self.conn.wants_write() && self.conn.is_handshaking() {
             // rustls sends nothing for some malformed handshakes (a message longer than it
             // takes); OpenSSL sends unexpected_message, in the clear before any keys.

@@ -62,6 +62,9 @@ pub struct TlsContext {
     pub checker: Option<Arc<dyn ClientCertVerifier>>,
     pub request_cert: bool,
     pub reject_unauthorized: bool,
+    /// The certificates client chains are checked against (`ca`, else the default roots),
+    /// for the chains OpenSSL's path checks (`super::x509_chain`).
+    trusted: Vec<CertificateDer<'static>>,
     /// Seals this context's tickets (its keys are node's getTicketKeys / setTicketKeys).
     pub ticketer: Arc<Ticketer>,
     sni: Arc<SniResolver>,
@@ -413,6 +416,12 @@ impl TlsContext {
         let mut suites = provider_for(spec)?;
         let versions = versions_for(spec, &mut suites)?;
         let mut store = roots(&spec.ca)?;
+        let trusted: Vec<CertificateDer<'static>> = spec
+            .ca
+            .iter()
+            .chain(&spec.roots)
+            .flat_map(|blob| certs(blob).unwrap_or_default())
+            .collect();
         let hints: Vec<DistinguishedName> = store.subjects();
         for blob in &spec.roots {
             // OpenSSL loads its default store leniently too: one it cannot use is skipped.
@@ -466,6 +475,7 @@ impl TlsContext {
             checker,
             request_cert: spec.request_cert,
             reject_unauthorized: spec.reject_unauthorized,
+            trusted,
             ticketer,
             sni,
         })
@@ -493,6 +503,14 @@ impl TlsContext {
             return Some("UNABLE_TO_GET_ISSUER_CERT");
         };
         let now = UnixTime::now();
+        let sent: Vec<&[u8]> = chain.iter().map(|c| c.as_ref()).collect();
+        if super::x509_chain::wants_openssl_path(&sent) {
+            // A chain with an X.509 v1 certificate, which webpki does not read: OpenSSL's
+            // checks, as node's server has them.
+            let trusted: Vec<&[u8]> = self.trusted.iter().map(|c| c.as_ref()).collect();
+            let secs = i64::try_from(now.as_secs()).unwrap_or(i64::MAX);
+            return super::x509_chain::verify(end, &sent[1..], &trusted, secs);
+        }
         let err = match &self.checker {
             Some(v) => v.verify_client_cert(end, rest, now).err()?,
             None => rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer),

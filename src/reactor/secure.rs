@@ -7,7 +7,7 @@
 use super::secure_setup::{protocol, Context, Protocol};
 use super::state::{with, Deferred, Reactor};
 use crate::net::tls::{
-    AlpnChoice, SessionInfo, TlsEvent, TlsFailure, HANDSHAKE_TIMEOUT, RESET_IN_HANDSHAKE,
+    AlpnChoice, SessionInfo, TlsEvent, TlsFailure, HANDSHAKE_TIMEOUT, HANG_UP, RESET_IN_HANDSHAKE,
 };
 
 /// What the room tells the embedder (part of `super::sink::Sink`).
@@ -77,8 +77,11 @@ pub(super) fn on_event<S: SecureSink>(id: u64) -> bool {
 
 /// The handshake completed: JS hears of it ('secureConnection') before the first request, and
 /// what rustls has to send (session tickets) goes with the batch. A client certificate
-/// rejectUnauthorized refuses closes the connection instead, with no event (node's
-/// onServerSocketSecure destroys the socket). Returns whether it goes on.
+/// rejectUnauthorized refuses ends the connection instead, as node's onServerSocketSecure
+/// destroys the socket from OpenSSL's handshake-done callback: what the handshake left to
+/// send (a TLS 1.2 server's Finished, so the client never sees it complete) is dropped, no
+/// alert goes, and the server tells 'tlsClientError' ECONNRESET (its socket closed before
+/// the handshake released it). Returns whether it goes on.
 fn on_secure<S: SecureSink>(sid: u32, id: u64) -> bool {
     let info = with(|r| {
         r.stats.tls_handshakes += 1;
@@ -86,8 +89,7 @@ fn on_secure<S: SecureSink>(sid: u32, id: u64) -> bool {
         let c = r.conn(id)?;
         let info = c.stream.tls()?.session_info();
         if info.reject {
-            r.close_conn(id, 0);
-            return None;
+            return Some(Err(()));
         }
         // The HTTP parser's clock starts here, as node's does at 'secureConnection'.
         if c.http.req_start == 0 && !c.http.is_upgraded() {
@@ -97,13 +99,18 @@ fn on_secure<S: SecureSink>(sid: u32, id: u64) -> bool {
             Protocol::Http1 => {}
         }
         r.after_write(id);
-        Some(info)
+        Some(Ok(info))
     })
     .flatten();
     match info {
-        Some(info) => {
+        Some(Ok(info)) => {
             S::secure(sid, id, &info);
             true
+        }
+        Some(Err(())) => {
+            S::tls_client_error(sid, id, &HANG_UP);
+            with(|r| r.forget(id, 0));
+            false
         }
         None => false,
     }
