@@ -6,28 +6,11 @@
 // unexpected_message alert of its own.
 const assert = require('node:assert/strict');
 const net = require('node:net');
-const tls = require('node:tls');
 const { test } = require('node:test');
 const nodeHttps = require('node:https');
-const { certs, fastHttps } = require('./helpers');
+const { captureClientHello, certs, fastHttps } = require('./helpers');
 
 const T = { timeout: 30000 };
-
-/** A real ClientHello of node's client. */
-function clientHello(maxVersion) {
-  return new Promise((resolve) => {
-    const server = net.createServer((socket) => socket.once('data', (data) => {
-      socket.destroy();
-      server.close();
-      resolve(data);
-    }));
-    server.listen(0, '127.0.0.1', () => {
-      const c = tls.connect({ port: server.address().port, host: '127.0.0.1',
-        servername: 'localhost', maxVersion });
-      c.on('error', () => {});
-    });
-  });
-}
 
 /** Alert records in what the server sent (level, description). */
 function alertsIn(bytes) {
@@ -76,7 +59,7 @@ for (const maxVersion of ['TLSv1.3', 'TLSv1.2']) {
   for (const n of [48, 42, 46, 40, 80, 116, 0, 90, 255]) {
     test(`a client's alert ${n} over ${maxVersion}: node's tlsClientError, nothing back`, T,
       async () => {
-        const hello = await clientHello(maxVersion);
+        const hello = await captureClientHello({ maxVersion });
         const node = await sendAlert(nodeHttps, hello, n);
         assert.equal(node.tlsClientError.length, 1);
         assert.deepEqual(await sendAlert(fastHttps(), hello, n), node);

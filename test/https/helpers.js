@@ -295,7 +295,7 @@ function rawExchange(port, bytes, { end = true, timeout = DEFAULT_TIMEOUT } = {}
  * A TLS 1.2/1.3 ClientHello record as a real client would send it, captured from
  * tls.connect, for truncation tests.
  */
-function captureClientHello() {
+function captureClientHello(options = {}) {
   return new Promise((resolve, reject) => {
     const server = net.createServer((sock) => {
       sock.once('data', (data) => {
@@ -305,7 +305,8 @@ function captureClientHello() {
       });
     });
     server.listen(0, '127.0.0.1', () => {
-      const c = tls.connect({ host: '127.0.0.1', port: server.address().port, servername: 'localhost' });
+      const c = tls.connect({ host: '127.0.0.1', port: server.address().port, servername: 'localhost',
+        ...options });
       c.on('error', () => {});
     });
     server.on('error', reject);
