@@ -206,17 +206,24 @@ function legacyHandshake(impl, options, log, done, serverOptions = {}) {
   });
 }
 
+/** What the client sees of a handshake with node's https server, then fast-http's. */
+async function handshakeOnBoth(clientOptions, serverOptions) {
+  const logs = {};
+  for (const [label, impl] of [['node:https', nodeHttps], ['fast-http', fastHttp.https]]) {
+    const log = [];
+    await new Promise((resolve) => legacyHandshake(impl, clientOptions, log, resolve,
+      serverOptions));
+    logs[label] = log;
+  }
+  return logs;
+}
+
 for (const [name, options] of LEGACY_CLIENTS) {
   test(`a client offering ${name} is served`, {
     timeout: 30000,
     todo: 'README, Differs: rustls has no CBC suites, RSA key exchange, P-521 or X448',
   }, async () => {
-    const logs = {};
-    for (const [label, impl] of [['node:https', nodeHttps], ['fast-http', fastHttp.https]]) {
-      const log = [];
-      await new Promise((resolve) => legacyHandshake(impl, options, log, resolve));
-      logs[label] = log;
-    }
+    const logs = await handshakeOnBoth(options);
     assert.match(logs['node:https'][0], /^TLSv1\.[23] /);
     assert.deepEqual(logs['fast-http'], logs['node:https']);
   });
@@ -243,13 +250,7 @@ for (const [name, serverOptions, clientOptions] of GROUP_CASES) {
     timeout: 30000,
     todo: 'docs/compatibility.md: rustls picks the key exchange group in the client\'s order',
   }, async () => {
-    const logs = {};
-    for (const [label, impl] of [['node:https', nodeHttps], ['fast-http', fastHttp.https]]) {
-      const log = [];
-      await new Promise((resolve) => legacyHandshake(impl, clientOptions, log, resolve,
-        serverOptions));
-      logs[label] = log;
-    }
+    const logs = await handshakeOnBoth(clientOptions, serverOptions);
     assert.deepEqual(logs['fast-http'], logs['node:https']);
   });
 }
