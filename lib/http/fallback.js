@@ -1,10 +1,13 @@
 'use strict';
 // Connections the addon cannot serve — a JS socket handed to the server with
-// `server.emit('connection', socket)` — run through Node's own http machinery: a hidden
+// `server.emit('connection', socket)`, a TLS connection whose ClientHello names a server
+// rustls refuses (../https/hand-off.js) — run through Node's own http machinery: a hidden
 // node:http Server (for an https server, a node:https Server with the same TLS options) with
 // the same settings parses them and re-emits its events on ours.
 const { NodeServer, hasShouldUpgradeCallback } = require('../internal/node-internals');
-const { kShadow, kFallbackSockets, kMakeShadow } = require('../internal/symbols');
+const {
+  kShadow, kFallbackSockets, kMakeShadow, kTlsSocket,
+} = require('../internal/symbols');
 const stats = require('../internal/stats');
 
 const FORWARDED = new Set([
@@ -34,6 +37,10 @@ function shadowOf(server) {
     const shared = tls ? TLS_SHARED : NONE;
     const emit = shadow.emit;
     shadow.emit = function forward(event, ...args) {
+      // The TLSSocket node's https server parses HTTP on, for the raw socket it wraps.
+      if (event === 'secureConnection' && args[0]._parent != null) {
+        args[0]._parent[kTlsSocket] = args[0];
+      }
       if (forwarded.has(event)) return server.emit(event, ...args);
       if (shared.has(event)) server.emit(event, ...args);
       return emit.call(this, event, ...args);
@@ -57,8 +64,9 @@ function shadowOf(server) {
   return shadow;
 }
 
-function serve(server, socket) {
-  stats.fallbackConnection(true);
+/** `kind`: who handed the socket over, the app ('injected') or the addon ('handOff'). */
+function serve(server, socket, kind = 'injected') {
+  stats.fallbackConnection(kind);
   const shadow = shadowOf(server);
   const set = server[kFallbackSockets];
   set.add(socket);
@@ -71,4 +79,13 @@ function serve(server, socket) {
   socket.server = server;
 }
 
-module.exports = { serve };
+/**
+ * The socket node's server parses for a socket handed to it: the socket itself, or for an
+ * https server the TLSSocket over it once its handshake is done (undefined before).
+ */
+function httpSocketOf(socket) {
+  if (socket.server?.[kMakeShadow] === undefined) return socket;
+  return socket[kTlsSocket];
+}
+
+module.exports = { serve, httpSocketOf };

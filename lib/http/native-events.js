@@ -25,8 +25,9 @@ const { connectionResource } = require('./open-handles');
 const { startUpgrade, upgradeAfterBody, upgradeAsked } = require('./upgrade-handoff');
 const {
   kSeq, kBodyReq, kMode, kUpgradeReq, kTlsSession, kSecureSocket, kSniRequest, kParser,
-  kReadPaused, kAdopted, kHandleId, kTlsErrorEmitted,
+  kReadPaused, kAdopted, kHandleId, kTlsErrorEmitted, kHandOff,
 } = require('../internal/symbols');
+const { closeSync } = require('node:fs');
 
 /** @type {import('../internal/native').Callbacks['onConnection']} */
 function onConnection(sid, id) {
@@ -362,6 +363,21 @@ function onSniRequest(sid, id, servername, protocols) {
   }
 }
 
+/**
+ * A ClientHello named a server rustls refuses: node's TLS serves the connection from `fd`
+ * (the https layer sets kHandOff), starting with the bytes `read` from it.
+ * @type {import('../internal/native').Callbacks['onTlsHandOff']}
+ */
+function onTlsHandOff(sid, id, fd, read) {
+  ranNow();
+  const server = servers[sid] ?? sockets.get(id)?.server;
+  if (typeof server?.[kHandOff] === 'function') {
+    server[kHandOff](sockets.get(id), fd, read);
+  } else {
+    closeSync(fd);
+  }
+}
+
 /** An event whose handler's throw does not fail the connection's parser. */
 const NO_POSITION = -1;
 
@@ -473,7 +489,7 @@ init({
   onRequest, onBody, onBodyEnd, onDrain, onClose, onReset, onTimeout, onClientError, onConnection,
   onDrop,
   onData, onEnd, onServerDrained, onShutdown, onInternalError, onUpgrade, onSecure,
-  onTlsClientError, onTlsError, onKeylog, onSniRequest, newResource, onClosePhase,
+  onTlsClientError, onTlsError, onKeylog, onSniRequest, onTlsHandOff, newResource, onClosePhase,
 }, tickQueue.waiting);
 
 module.exports = { onConnection: emitConnection, onDrop };

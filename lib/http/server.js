@@ -29,6 +29,7 @@ const {
 } = require('../internal/symbols');
 const stats = require('../internal/stats');
 const diagnostics = require('./diagnostics');
+const { serve: serveFallback, httpSocketOf } = require('./fallback');
 const {
   listen: listenWith, releaseHandles, refHandles, kNativeSid, kReleaseNative,
 } = require('./listen');
@@ -345,7 +346,7 @@ function onRemoveListener(event) {
 
 function fallbackConnection(socket) {
   if (socket instanceof FastSocket) return;
-  require('./fallback').serve(this, socket);
+  serveFallback(this, socket);
 }
 
 /** Re-decides the always-emitted events' flags when the server's `emit` is another one. */
@@ -473,7 +474,11 @@ Server.prototype.closeIdleConnections = function closeIdleConnections() {
   if (this[kSid] >= 0 && !this[kNoNativeConns]) {
     destroyConnections(this, this[kSid], true);
   }
-  for (const s of this[kFallbackSockets]) {
+  for (const raw of this[kFallbackSockets]) {
+    // The socket node's server parses: an https one's is the TLSSocket, from
+    // 'secureConnection' on (node's https server leaves a handshake alone).
+    const s = httpSocketOf(raw);
+    if (s === undefined) continue;
     if (!s._httpMessage || s._httpMessage.finished) {
       if (!s.parser?.incoming || s.parser.incoming.complete) s.destroy();
     }

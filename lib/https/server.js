@@ -19,13 +19,14 @@ const { kNativeSid } = require('../http/listen');
 const { sameInstances } = require('../internal/node-internals');
 const errors = require('../internal/errors');
 const {
-  kSid, kTlsServer, kSecureSocket, kSniRequest, kId, kConfig, kMakeShadow, kShadow,
+  kSid, kTlsServer, kSecureSocket, kSniRequest, kId, kConfig, kMakeShadow, kShadow, kHandOff,
 } = require('../internal/symbols');
 const { S_SNI_CALLBACK, S_ALPN_CALLBACK } = require('../internal/native').flags;
 const stats = require('../internal/stats');
 const { nativeTls } = require('./options');
 const { installTls, installPendingTls } = require('./tls-socket');
 const { optionsOf } = require('./secure-contexts');
+const { handOff } = require('./hand-off');
 
 const NodeHttpsServer = https.Server;
 
@@ -203,9 +204,21 @@ Server.prototype.addContext = function addContext(servername, context) {
   if (!servername) throw errors.ERR_TLS_REQUIRED_SERVER_NAME();
   const state = this[kTlsServer];
   const other = contextFrom('addContext', context, state.spec).ctx;
-  state.added.push([servername, other]);
-  binding.tlsAddContext(state.ctx, servername, other);
+  state.added.push([servername, other, context]);
+  binding.tlsAddContext(state.ctx, servername, exactCase(), other);
+  this[kShadow]?.addContext(servername, context);
 };
+
+let addContextExactCase;
+/** Whether node's addContext matches names case-sensitively (Node 20; from 22 its `i` flag). */
+function exactCase() {
+  if (addContextExactCase === undefined) {
+    const probe = { _contexts: [] };
+    tls.Server.prototype.addContext.call(probe, 'A', tls.createSecureContext());
+    addContextExactCase = !probe._contexts[0][0].flags.includes('i');
+  }
+  return addContextExactCase;
+}
 
 // tls.Server's setSecureContext: new keys / certificates for the next connections.
 Server.prototype.setSecureContext = function setSecureContext(options) {
@@ -214,7 +227,9 @@ Server.prototype.setSecureContext = function setSecureContext(options) {
   }
   const state = this[kTlsServer];
   const { ctx, ownCert } = contextFrom('setSecureContext', options, state.spec);
-  for (const [servername, other] of state.added) binding.tlsAddContext(ctx, servername, other);
+  for (const [servername, other] of state.added) {
+    binding.tlsAddContext(ctx, servername, exactCase(), other);
+  }
   // Connections made with the old context keep it (the addon holds it for them).
   binding.tlsContextFree(state.ctx);
   state.ctx = ctx;
@@ -323,7 +338,14 @@ Server.prototype.setTicketKeys = function setTicketKeys(keys) {
 // Sockets handed over with emit('connection') are served by node's https server, with this
 // server's TLS options (the latest setSecureContext's keys included).
 Server.prototype[kMakeShadow] = function makeShadow() {
-  return new NodeHttpsServer(this[kTlsServer].options);
+  const state = this[kTlsServer];
+  const shadow = new NodeHttpsServer(state.options);
+  for (const [servername, , context] of state.added) shadow.addContext(servername, context);
+  return shadow;
+};
+
+Server.prototype[kHandOff] = function handOffConnection(facade, fd, read) {
+  handOff(this, facade, fd, read);
 };
 
 /** The TLSSocket surface for a connection whose handshake completed (`established`) or failed. */

@@ -46,7 +46,7 @@ export interface Binding {
   tlsDecodePfx(pfx: Uint8Array, passphrase: string | undefined | null): Buffer[] | undefined;
   tlsContextFree(ctx: number): void;
   serverSetTls(sid: number, ctx: number): void;
-  tlsAddContext(ctx: number, servername: string, other: number): void;
+  tlsAddContext(ctx: number, servername: string, exactCase: boolean, other: number): void;
   tlsSniAnswer(id: number, ctx: number, alpn: number): void;
   tlsGetTicketKeys(ctx: number): Buffer;
   tlsSetTicketKeys(ctx: number, keys: Uint8Array): void;
@@ -117,6 +117,7 @@ export interface Callbacks {
   onTlsError(id: number, code: string, message: string): void;
   onKeylog(sid: number, id: number, line: Buffer): void;
   onSniRequest(sid: number, id: number, servername: string, protocols: Buffer): void;
+  onTlsHandOff(sid: number, id: number, fd: number, read: Buffer): void;
   newResource(sid: number, id: number): object;
   onClosePhase(token: number): void;
 }
@@ -129,6 +130,7 @@ export interface Registered {
   onTlsError(id: number, code: string, message: string): void;
   onKeylog(sid: number, id: number, line: Buffer): void;
   onSniRequest(sid: number, id: number, servername: string, protocols: Buffer): void;
+  onTlsHandOff(sid: number, id: number, fd: number, read: Buffer): void;
   newResource(sid: number, id: number): object;
   onClosePhase(token: number): void;
 }

@@ -9,8 +9,8 @@ const fs = require('node:fs');
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 const counters = {
-  serversCreated: 0, fallbackConnections: 0, injectedConnections: 0, httpsServersCreated: 0,
-  httpsFallbackServers: 0,
+  serversCreated: 0, fallbackConnections: 0, injectedConnections: 0, tlsHandOffs: 0,
+  httpsServersCreated: 0, httpsFallbackServers: 0,
 };
 /** Per reason an https server was node's own (options.js's text), how many were. */
 const httpsFallbackReasons = { __proto__: null };
@@ -31,6 +31,7 @@ function write(file) {
     requestsDispatched: native[2],
     fallbackConnections: counters.fallbackConnections,
     injectedConnections: counters.injectedConnections,
+    tlsHandOffs: counters.tlsHandOffs,
     httpsServersCreated: counters.httpsServersCreated,
     httpsFallbackServers: counters.httpsFallbackServers,
     httpsFallbackReasons: { ...httpsFallbackReasons },
@@ -71,9 +72,11 @@ function serverCreated() {
   hook();
 }
 
-function fallbackConnection(injected) {
+/** `kind`: 'injected' (the app's emit('connection')) or 'handOff' (../https/hand-off.js). */
+function fallbackConnection(kind) {
   counters.fallbackConnections++;
-  if (injected) counters.injectedConnections++;
+  if (kind === 'injected') counters.injectedConnections++;
+  else if (kind === 'handOff') counters.tlsHandOffs++;
   hook();
 }
 

@@ -33,6 +33,8 @@ module.exports = {
   // (socket, servername, protocols) => void: a TLS server's SNICallback / ALPNCallback,
   // answered with tlsSniAnswer.
   kSniRequest: Symbol('fast-http.sniRequest'),
+  kHandOff: Symbol('fast-http.handOff'),
+  kTlsSocket: Symbol('fast-http.tlsSocket'),
   // node's TLSSocket tells 'tlsClientError' once (kErrorEmitted in _tls_wrap).
   kTlsErrorEmitted: Symbol('fast-http.tlsErrorEmitted'),
   kUpgradeReq: Symbol('fast-http.upgradeRequest'),

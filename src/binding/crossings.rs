@@ -35,7 +35,8 @@ exports! {
     /// The server's next connections are TLS with this context.
     fn server_set_tls(ServerSetTls { sid: u32, ctx: u32 }) -> "void" => server::server_set_tls;
     /// node's server.addContext.
-    fn tls_add_context(TlsAddContext { ctx: u32, servername: JsStr, other: u32 }) -> "void"
+    fn tls_add_context(TlsAddContext { ctx: u32, servername: JsStr, exact_case: bool, other: u32 })
+        -> "void"
         => server::tls_add_context;
     /// The SNICallback / ALPNCallback of a connection answered: a context handle,
     /// SNI_SERVER_CONTEXT or SNI_FAILED; the index of the client's protocol chosen,
@@ -268,6 +269,9 @@ callbacks! {
     direct SniRequest<'a> => on_sni_request {
         sid: u32, id: Id, servername: &'a str, protocols: &'a [u8]
     } -> ();
+    /// A ClientHello named a server rustls refuses: node's TLS serves the connection from
+    /// descriptor `fd` (JS's to close), starting with the bytes `read` from it.
+    direct TlsHandOff<'a> => on_tls_hand_off { sid: u32, id: Id, fd: i32, read: &'a [u8] } -> ();
     /// A new connection's async resource (`sid` -1 when its server is gone).
     direct NewResource => new_resource { sid: f64, id: Id } -> AsyncResource;
     /// The close callback `close_phase(token)` armed.

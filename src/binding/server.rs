@@ -321,7 +321,7 @@ pub(super) fn server_set_tls(a: x::ServerSetTls) -> Value {
 /// `tlsAddContext`: node's server.addContext.
 pub(super) fn tls_add_context(a: x::TlsAddContext) -> Value {
     if let (Some(ctx), Some(other)) = (tls_context(a.ctx), tls_context(a.other)) {
-        ctx.add_context(&a.servername.string(), &other);
+        ctx.add_context(&a.servername.string(), a.exact_case, &other);
     }
     napi::undefined(a.env)
 }

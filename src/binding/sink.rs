@@ -367,4 +367,14 @@ impl SecureSink for JsSink {
         };
         call(Some(id), args);
     }
+
+    fn tls_hand_off(sid: u32, id: u64, fd: i32, read: &[u8]) {
+        let args = cb::TlsHandOff {
+            sid,
+            id: Id(id),
+            fd,
+            read,
+        };
+        call(Some(id), args);
+    }
 }

@@ -13,6 +13,7 @@ mod sys;
 pub(crate) mod test_support;
 pub mod tls;
 pub mod tls_config;
+mod tls_hello;
 mod tls_pq;
 pub mod tls_scope;
 pub mod tls_tickets;

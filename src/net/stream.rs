@@ -8,7 +8,7 @@ use super::tls::TlsSession;
 use mio::net::{TcpStream, UnixStream};
 use std::io;
 use std::net::SocketAddr;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsRawFd, IntoRawFd, RawFd};
 
 /// The socket of a connection.
 pub enum Socket {
@@ -50,6 +50,14 @@ impl Stream {
     /// Puts a TLS session over the socket (before any byte is read).
     pub fn secure(&mut self, session: TlsSession) {
         self.tls = Some(Box::new(session));
+    }
+
+    /// The socket's descriptor, which the caller owns from now on (the socket is not closed).
+    pub fn into_raw_fd(self) -> RawFd {
+        match self.socket {
+            Socket::Tcp(s) => s.into_raw_fd(),
+            Socket::Unix(s) => s.into_raw_fd(),
+        }
     }
 
     pub fn tls(&self) -> Option<&TlsSession> {

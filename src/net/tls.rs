@@ -8,6 +8,7 @@
 //! output, and input is decrypted only as fast as it is taken.
 
 use super::tls_config::TlsContext;
+use super::tls_hello::{self, HelloName};
 use super::tls_scope;
 use rustls::server::{Accepted, Acceptor};
 use rustls::ServerConnection;
@@ -85,6 +86,10 @@ pub enum TlsEvent {
     /// The session failed (its alert, if any, is queued for the peer): node's
     /// 'tlsClientError' during the handshake, a socket error after it.
     Failed(TlsFailure),
+    /// The ClientHello names a server rustls refuses (not a DNS name, where OpenSSL takes any
+    /// name): the connection goes to node's TLS with every byte read so far (`take_read`).
+    /// Nothing was processed or sent.
+    HandOff,
 }
 
 /// Where a handshake that waits for node's SNICallback / ALPNCallback is.
@@ -150,13 +155,21 @@ pub struct TlsSession {
     clear_out: Vec<u8>,
     /// A failure OpenSSL reports without an alert: nothing rustls holds goes to the peer.
     muted: bool,
+    /// Every byte read, until the ClientHello's server name is known (`tls_hello`).
+    read: Option<Vec<u8>>,
+    /// The ClientHello's server name as sent (rustls lowercases it, and drops an IP literal).
+    sent_name: Option<String>,
+    /// The ClientHello names a server rustls refuses: `TlsEvent::HandOff`, once.
+    hand_off: bool,
 }
 
-/// Records the first bytes read (only until the handshake is done).
+/// Records the first bytes read (only until the handshake is done), and every byte until
+/// the ClientHello's server name is known.
 struct Recording<'a> {
     src: &'a mut dyn Read,
     first: &'a mut [u8; FIRST_BYTES],
     first_len: &'a mut usize,
+    read: Option<&'a mut Vec<u8>>,
 }
 
 impl Read for Recording<'_> {
@@ -165,6 +178,9 @@ impl Read for Recording<'_> {
         let take = (FIRST_BYTES - *self.first_len).min(n);
         self.first[*self.first_len..*self.first_len + take].copy_from_slice(&buf[..take]);
         *self.first_len += take;
+        if let Some(read) = self.read.as_deref_mut() {
+            read.extend_from_slice(&buf[..n]);
+        }
         Ok(n)
     }
 }
@@ -189,6 +205,9 @@ impl TlsSession {
             failure: None,
             clear_out: Vec::new(),
             muted: false,
+            read: Some(Vec::new()),
+            sent_name: None,
+            hand_off: false,
         })
     }
 
@@ -242,7 +261,9 @@ impl TlsSession {
             config = Arc::new(own);
         }
         let keylog = self.keylog.then_some(&mut self.keylog_lines);
-        let made = tls_scope::with_connection(false, keylog, || accepted.into_connection(config));
+        let name = self.sent_name.as_deref();
+        let made =
+            tls_scope::with_connection(false, keylog, name, || accepted.into_connection(config));
         match made {
             Ok(conn) => {
                 self.conn = conn;
@@ -265,7 +286,10 @@ impl TlsSession {
             Ok(None) => {}
             Ok(Some(accepted)) => {
                 let hello = accepted.client_hello();
-                let name = hello.server_name().map(str::to_string);
+                let name = self
+                    .sent_name
+                    .clone()
+                    .or_else(|| hello.server_name().map(str::to_string));
                 // OpenSSL calls the ALPN select callback only for a ClientHello with ALPN.
                 let protocols: Vec<Vec<u8>> = match hello.alpn() {
                     Some(list) if self.alpn_callback => list.map(<[u8]>::to_vec).collect(),
@@ -301,17 +325,50 @@ impl TlsSession {
         let resumed = self.conn.handshake_kind() == Some(rustls::HandshakeKind::Resumed);
         let conn = &mut self.conn;
         let keylog = self.keylog.then_some(&mut self.keylog_lines);
-        tls_scope::with_connection(resumed, keylog, || conn.process_new_packets()).map(|_| ())
+        // addContext's names are matched during the handshake only.
+        let name = self.sent_name.as_deref().filter(|_| conn.is_handshaking());
+        tls_scope::with_connection(resumed, keylog, name, || conn.process_new_packets()).map(|_| ())
+    }
+
+    /// After a read while the ClientHello's server name is not known: learns it from the bytes
+    /// read, and whether rustls may have them (false: the connection is node's TLS's).
+    fn read_hello(&mut self) -> bool {
+        let Some(read) = self.read.as_ref() else {
+            return true;
+        };
+        match tls_hello::client_hello_name(read) {
+            HelloName::Incomplete if read.len() <= tls_hello::MAX_HELLO => return true,
+            HelloName::Name(Some(name)) if !tls_hello::rustls_takes(&name) => {
+                self.sent_name = Some(String::from_utf8_lossy(&name).into_owned());
+                self.hand_off = true;
+                return false;
+            }
+            HelloName::Name(name) => {
+                self.sent_name = name.map(|n| String::from_utf8_lossy(&n).into_owned());
+            }
+            HelloName::Incomplete | HelloName::Unreadable => {}
+        }
+        self.read = None;
+        true
+    }
+
+    /// The bytes a connection handed off (`TlsEvent::HandOff`) read: node's TLS starts with them.
+    pub fn take_read(&mut self) -> Vec<u8> {
+        self.read.take().unwrap_or_default()
     }
 
     /// Takes one read of ciphertext from `src` and processes it (a failure is the next
     /// event). Ok(0): `src` ended. WouldBlock from `src` as it came; also while the
     /// ClientHello waits for JS (no input is taken then).
     pub fn read_tls(&mut self, src: &mut dyn Read) -> io::Result<usize> {
+        if self.hand_off {
+            return Err(ErrorKind::WouldBlock.into());
+        }
         let mut rec = Recording {
             src,
             first: &mut self.first,
             first_len: &mut self.first_len,
+            read: self.read.as_mut(),
         };
         let n = match self.sni.as_mut() {
             Some(Sni::Reading(acceptor)) => acceptor.read_tls(&mut rec)?,
@@ -321,6 +378,9 @@ impl TlsSession {
         };
         if n == 0 {
             self.eof = true;
+        }
+        if !self.read_hello() {
+            return Ok(n);
         }
         if self.sni.is_some() {
             self.accept_hello();
@@ -337,6 +397,9 @@ impl TlsSession {
     pub fn next(&mut self, buf: &mut [u8]) -> io::Result<Next> {
         if self.has_event() {
             return Ok(Next::Event);
+        }
+        if self.hand_off {
+            return Ok(Next::Wait);
         }
         match &self.sni {
             Some(Sni::Asking(..)) => return Ok(Next::Wait),
@@ -362,6 +425,7 @@ impl TlsSession {
             }
         }
         self.failure.is_some()
+            || (self.hand_off && self.read.is_some())
             || self.hello_untold
             || !self.keylog_lines.is_empty()
             || (self.sni.is_none() && !self.announced && !self.conn.is_handshaking())
@@ -375,6 +439,9 @@ impl TlsSession {
         }
         if let Some(f) = self.failure.take() {
             return Some(TlsEvent::Failed(f));
+        }
+        if self.hand_off {
+            return Some(TlsEvent::HandOff);
         }
         if std::mem::take(&mut self.hello_untold) {
             return Some(TlsEvent::ClientHello);
@@ -535,7 +602,10 @@ impl TlsSession {
             protocol,
             cipher,
             alpn: c.alpn_protocol().map(|p| p.to_vec()),
-            servername: c.server_name().map(str::to_string),
+            servername: self
+                .sent_name
+                .clone()
+                .or_else(|| c.server_name().map(str::to_string)),
             resumed: c.handshake_kind() == Some(rustls::HandshakeKind::Resumed),
             peer_chain: if self.ctx.request_cert {
                 chain.iter().map(|c| c.to_vec()).collect()

@@ -213,10 +213,14 @@ fn pick(keys: &[Arc<CertifiedKey>], hello: &ClientHello<'_>) -> Option<Arc<Certi
         .cloned()
 }
 
-/// node's `^` + hostname with `*` as `[^.]*` + `$`, case-insensitively.
-fn name_matches(pattern: &str, name: &str) -> bool {
-    let p = pattern.to_ascii_lowercase();
-    let n = name.to_ascii_lowercase();
+/// node's `^` + hostname with `*` as `[^.]*` + `$` (with the `i` flag from Node 22:
+/// `exact_case` false).
+fn name_matches(pattern: &str, name: &str, exact_case: bool) -> bool {
+    let (p, n) = if exact_case {
+        (pattern.to_string(), name.to_string())
+    } else {
+        (pattern.to_ascii_lowercase(), name.to_ascii_lowercase())
+    };
     let mut parts = p.split('*');
     let first = parts.next().unwrap_or("");
     let Some(mut rest) = n.strip_prefix(first) else {
@@ -253,15 +257,27 @@ fn name_matches(pattern: &str, name: &str) -> bool {
 #[derive(Debug)]
 struct SniResolver {
     own: Vec<Arc<CertifiedKey>>,
-    added: Mutex<Vec<(String, Vec<Arc<CertifiedKey>>)>>,
+    /// addContext's (hostname, whether its case must match, keys).
+    added: Mutex<Vec<Added>>,
 }
+
+type Added = (String, bool, Vec<Arc<CertifiedKey>>);
 
 impl ResolvesServerCert for SniResolver {
     fn resolve(&self, hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
-        if let Some(name) = hello.server_name() {
-            let added = self.added.lock().ok()?;
-            if let Some((_, keys)) = added.iter().rev().find(|(p, _)| name_matches(p, name)) {
-                return pick(keys, &hello);
+        let added = self.added.lock().ok()?;
+        if !added.is_empty() {
+            // node matches the name as the client sent it (an IP literal too).
+            let name =
+                super::tls_scope::sent_name().or_else(|| hello.server_name().map(str::to_string));
+            if let Some(name) = name {
+                let found = added
+                    .iter()
+                    .rev()
+                    .find(|(p, exact, _)| name_matches(p, &name, *exact));
+                if let Some((_, _, keys)) = found {
+                    return pick(keys, &hello);
+                }
             }
         }
         pick(&self.own, &hello)
@@ -482,10 +498,10 @@ impl TlsContext {
     }
 
     /// node's server.addContext(hostname, context): connections naming `hostname` (with `*`
-    /// wildcards) get `other`'s certificates.
-    pub fn add_context(&self, hostname: &str, other: &TlsContext) {
+    /// wildcards; `exact_case` as Node 20's) get `other`'s certificates.
+    pub fn add_context(&self, hostname: &str, exact_case: bool, other: &TlsContext) {
         if let Ok(mut added) = self.sni.added.lock() {
-            added.push((hostname.to_string(), other.keys.clone()));
+            added.push((hostname.to_string(), exact_case, other.keys.clone()));
         }
     }
 
@@ -669,12 +685,14 @@ mod tests {
 
     #[test]
     fn wildcard_names() {
-        assert!(name_matches("*.example.com", "a.example.com"));
-        assert!(name_matches("*.example.com", ".example.com"));
-        assert!(!name_matches("*.example.com", "a.b.example.com"));
-        assert!(name_matches("Example.COM", "example.com"));
-        assert!(!name_matches("example.com", "example.co"));
-        assert!(name_matches("a*c.com", "abbc.com"));
+        assert!(name_matches("*.example.com", "a.example.com", false));
+        assert!(name_matches("*.example.com", ".example.com", false));
+        assert!(!name_matches("*.example.com", "a.b.example.com", false));
+        assert!(name_matches("Example.COM", "example.com", false));
+        assert!(!name_matches("Example.COM", "example.com", true));
+        assert!(name_matches("*.Example.com", "A.Example.com", true));
+        assert!(!name_matches("example.com", "example.co", false));
+        assert!(name_matches("a*c.com", "abbc.com", false));
     }
 
     fn fixture(name: &str) -> Vec<u8> {

@@ -25,16 +25,20 @@ thread_local! {
     static HANDSHAKE: Cell<Handshake> = const { Cell::new(Handshake::Outside) };
     /// The key-log lines of the connection being processed, while it logs.
     static KEYLOG: RefCell<Option<Vec<Vec<u8>>>> = const { RefCell::new(None) };
+    /// The server name the processed connection's ClientHello sent, as sent.
+    static SENT_NAME: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
 /// Runs `f` (rustls processing one connection's input) with that connection's facts:
-/// `resumed` whether its handshake resumed already, and `keylog` the lines it collects when
-/// the server listens for 'keylog'.
+/// `resumed` whether its handshake resumed already, `keylog` the lines it collects when
+/// the server listens for 'keylog', and `name` the server name its ClientHello sent.
 pub fn with_connection<R>(
     resumed: bool,
     keylog: Option<&mut Vec<Vec<u8>>>,
+    name: Option<&str>,
     f: impl FnOnce() -> R,
 ) -> R {
+    let name_before = SENT_NAME.with(|n| n.replace(name.map(str::to_string)));
     let state = if resumed {
         Handshake::Resumed
     } else {
@@ -51,7 +55,14 @@ pub fn with_connection<R>(
         }
     };
     HANDSHAKE.with(|h| h.set(before));
+    SENT_NAME.with(|n| *n.borrow_mut() = name_before);
     r
+}
+
+/// The server name the processed connection's ClientHello sent, as sent (rustls's is
+/// lowercased, and none for an IP literal).
+pub fn sent_name() -> Option<String> {
+    SENT_NAME.with(|n| n.borrow().clone())
 }
 
 /// The processed connection's ticket state.

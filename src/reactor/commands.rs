@@ -374,11 +374,16 @@ impl Reactor {
         self.update_conn_ref(id);
     }
 
-    /// Connection ids of a server, optionally only those between messages (`mid_message`).
+    /// Connection ids of a server, optionally only the idle ones: between messages
+    /// (`mid_message`), their TLS handshake done (node's https server knows a connection from
+    /// 'secureConnection' on, so its closeIdleConnections leaves a handshake alone).
     pub fn server_conns(&self, sid: u32, idle_only: bool) -> Vec<u64> {
+        let idle = |c: &Connection| {
+            !c.http.mid_message() && !c.stream.tls().is_some_and(|t| t.is_handshaking())
+        };
         self.conns
             .iter()
-            .filter(|(_, c)| c.server == sid && (!idle_only || !c.http.mid_message()))
+            .filter(|(_, c)| c.server == sid && (!idle_only || idle(c)))
             .map(|(id, _)| id)
             .collect()
     }

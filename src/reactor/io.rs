@@ -14,6 +14,7 @@ use crate::conn::Flushed;
 use crate::conn::Http1;
 use crate::net::Stream;
 use mio::{Interest, Token};
+use std::os::fd::RawFd;
 
 /// What became of a new connection.
 pub enum Admit {
@@ -173,12 +174,9 @@ impl Reactor {
             return;
         };
         c.http.out.clear();
-        let _ = self.poll.registry().deregister(&mut c.stream);
         let notify = c.flags & C_JS_WATCH != 0 || c.http.inflight > 0 || c.http.is_upgraded();
-        if c.flags & C_HOLDS_REF != 0 {
-            self.add_ref(-1);
-        }
         let sid = c.server;
+        self.leave(&mut c);
         drop(c);
         if notify {
             self.defer(Deferred::Close(id, errno));
@@ -187,6 +185,30 @@ impl Reactor {
             // 'clientError' (a reset before any request).
             self.defer(Deferred::Reset(sid, id, errno));
         }
+        self.released(id, sid);
+    }
+
+    /// Connection `id` leaves the reactor with its socket open (handed to node's TLS): the
+    /// descriptor is the caller's, and no 'close' is told for it.
+    pub(super) fn release_socket(&mut self, id: u64) -> Option<RawFd> {
+        let mut c = self.conns.remove(id)?;
+        let sid = c.server;
+        self.leave(&mut c);
+        let fd = c.stream.into_raw_fd();
+        self.released(id, sid);
+        Some(fd)
+    }
+
+    /// A connection removed from the table stops being polled and holding the loop.
+    fn leave(&mut self, c: &mut Connection) {
+        let _ = self.poll.registry().deregister(&mut c.stream);
+        if c.flags & C_HOLDS_REF != 0 {
+            self.add_ref(-1);
+        }
+    }
+
+    /// JS may drop connection `id`'s context; server `sid` has one connection fewer.
+    fn released(&mut self, id: u64, sid: u32) {
         self.defer(Deferred::Released(id));
         if let Some(s) = self.server(sid) {
             s.conns = s.conns.saturating_sub(1);

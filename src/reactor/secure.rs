@@ -27,6 +27,9 @@ pub trait SecureSink {
     /// or it offered `protocols` (ALPN, non-empty when asked) and the server has an
     /// ALPNCallback: the handshake waits for `Reactor::sni_answer`.
     fn sni_request(sid: u32, id: u64, servername: &str, protocols: &[Vec<u8>]);
+    /// Connection `id`'s ClientHello names a server rustls refuses: node's TLS serves it from
+    /// socket `fd` (the caller's now), starting with the bytes `read` from it so far.
+    fn tls_hand_off(sid: u32, id: u64, fd: i32, read: &[u8]);
 }
 
 /// Acts on the event connection `id`'s session announced. Returns whether reading goes on.
@@ -61,6 +64,14 @@ pub(super) fn on_event<S: SecureSink>(id: u64) -> bool {
             false
         }
         TlsEvent::HandshakeDone => on_secure::<S>(sid, id),
+        TlsEvent::HandOff => {
+            let read = with(|r| Some(r.conn(id)?.stream.tls_mut()?.take_read())).flatten();
+            let fd = with(|r| r.release_socket(id)).flatten();
+            if let (Some(read), Some(fd)) = (read, fd) {
+                S::tls_hand_off(sid, id, fd, &read);
+            }
+            false
+        }
         TlsEvent::Failed(f) if handshaking => {
             S::tls_client_error(sid, id, &f);
             with(|r| r.close_conn(id, 0));

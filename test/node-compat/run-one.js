@@ -59,7 +59,7 @@ function guessReason(stdout, stderr) {
 function readStats(file) {
   const totals = {
     processes: 0, serversCreated: 0, connectionsAccepted: 0, requestsDispatched: 0,
-    fallbackConnections: 0, injectedConnections: 0,
+    fallbackConnections: 0, injectedConnections: 0, tlsHandOffs: 0,
     httpsServersCreated: 0, httpsFallbackServers: 0, tlsHandshakes: 0,
   };
   const text = readOr(file, null);
@@ -193,10 +193,11 @@ function judgeServed(t, r) {
     r.status = 'unserved';
     r.reason = `not served by fast-http: ${s.httpsFallbackServers} https server(s) ` +
       "handed to node's https (fallback)";
-  } else if (s && s.fallbackConnections !== s.injectedConnections) {
+  } else if (s && s.fallbackConnections !== s.injectedConnections + s.tlsHandOffs) {
+    // A connection whose ClientHello names a server rustls refuses is node's TLS's by design.
     r.status = 'unserved';
     r.reason = `not served by fast-http: ${s.fallbackConnections} fallback connection(s), ` +
-      `${s.injectedConnections} of them injected`;
+      `${s.injectedConnections} of them injected, ${s.tlsHandOffs} TLS hand-offs`;
   }
 }
 

@@ -15,6 +15,8 @@ struct Served {
     hello: bool,
     failure: Option<TlsFailure>,
     eof: bool,
+    /// The bytes read of a connection handed to node's TLS.
+    handed_off: Option<Vec<u8>>,
 }
 
 /// Feeds `input` (what the client sent) to the session and takes what it gives until it
@@ -35,6 +37,10 @@ fn serve(s: &mut TlsSession, input: &mut &[u8], closed: bool) -> Served {
                 }
                 TlsEvent::Failed(f) => {
                     out.failure = Some(f);
+                    return out;
+                }
+                TlsEvent::HandOff => {
+                    out.handed_off = Some(s.take_read());
                     return out;
                 }
             },
@@ -326,7 +332,7 @@ fn alpn_and_sni_contexts() {
         fixture("server-ecdsa-cert.pem"),
         fixture("server-ecdsa-key.pem"),
     )];
-    ctx.add_context("local*", &TlsContext::new(&other).unwrap());
+    ctx.add_context("local*", false, &TlsContext::new(&other).unwrap());
     let mut cfg = client_config(&[&rustls::version::TLS12]);
     cfg.alpn_protocols = vec![b"http/1.1".to_vec()];
     let mut p = Pair::new(TlsSession::new(ctx).unwrap(), client(cfg));
@@ -455,5 +461,73 @@ fn a_record_that_does_not_open_names_openssl_s_error_per_version() {
         let failure = p.pump().failure.expect("the record fails");
         assert_eq!(failure.code, code);
         assert_eq!(failure.to_string(), message);
+    }
+}
+
+/// A rustls client's first flight naming `localhost`, with that name replaced by `name` (as
+/// long): what a client naming a server rustls would not send looks like.
+fn hello_naming(name: &[u8]) -> Vec<u8> {
+    let mut c = client(client_config(&[&rustls::version::TLS13]));
+    let mut bytes = Vec::new();
+    while c.wants_write() {
+        c.write_tls(&mut bytes).unwrap();
+    }
+    let at = bytes
+        .windows(9)
+        .position(|w| w == b"localhost")
+        .expect("the name in the hello");
+    bytes[at..at + name.len()].copy_from_slice(name);
+    bytes
+}
+
+#[test]
+fn a_name_rustls_refuses_hands_every_byte_read_to_node() {
+    for ask in [false, true] {
+        let hello = hello_naming(b"sni.00000");
+        let mut s = session(&spec());
+        if ask {
+            s.ask_sni(true, false);
+        }
+        // The hello in two reads: nothing is decided on its first part.
+        let (a, b) = hello.split_at(40);
+        let got = serve(&mut s, &mut &a[..], false);
+        assert!(got.handed_off.is_none() && got.failure.is_none());
+        let got = serve(&mut s, &mut &b[..], false);
+        assert_eq!(got.handed_off.as_deref(), Some(&hello[..]), "ask {ask}");
+        // Nothing was answered, and nothing more is taken.
+        assert!(!s.wants_write());
+        let e = s.read_tls(&mut &b"\x16"[..]).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::WouldBlock);
+    }
+}
+
+#[test]
+fn the_server_name_as_sent() {
+    // An IP literal (rustls: no name) and capitals (rustls: lowercased), as node gives them.
+    for (name, sent) in [
+        (&b"127.0.0.1"[..], "127.0.0.1"),
+        (b"LocalHost", "LocalHost"),
+    ] {
+        for ask in [false, true] {
+            let mut s = session(&spec());
+            if ask {
+                s.ask_sni(true, false);
+            }
+            let mut p = Pair::new(s, client(client_config(&[&rustls::version::TLS13])));
+            while p.c.wants_write() {
+                p.c.write_tls(&mut p.to_server).unwrap();
+            }
+            let hello = hello_naming(name);
+            // The hello the client made, with its name replaced (the handshake goes on
+            // with the client's own transcript only when the name is unchanged).
+            let got = serve(&mut p.s, &mut &hello[..], false);
+            assert!(got.failure.is_none(), "{:?}", got.failure);
+            if ask {
+                assert!(got.hello);
+                assert_eq!(p.s.sni_name(), Some(sent));
+                p.s.answer_sni(None, AlpnChoice::Config);
+            }
+            assert!(p.s.wants_write(), "the ServerHello for {sent}");
+        }
     }
 }

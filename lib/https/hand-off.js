@@ -1,0 +1,33 @@
+'use strict';
+// A ClientHello naming a server rustls refuses (not a DNS name: a last label of digits as
+// `sni.0`, a label over 63 bytes, a space), which node's OpenSSL serves with `servername` as
+// sent (RFC 6066 section 3 leaves the check to the server): the addon hands the connection
+// over before anything was answered, and node's TLS serves it from the first byte, through
+// the server's hidden node:https server (../http/fallback.js).
+const net = require('node:net');
+const { closeSync } = require('node:fs');
+const { serve } = require('../http/fallback');
+
+/**
+ * Connection `fd` of `server` goes to node's TLS with the bytes `read` from it so far (which
+ * its TLSSocket takes first, as for any socket with buffered data). `facade`: the socket the
+ * app was given with 'connection', if any, which closes with the connection.
+ */
+function handOff(server, facade, fd, read) {
+  let socket;
+  try {
+    socket = new net.Socket({ fd, readable: true, writable: true });
+  } catch (err) {
+    closeSync(fd);
+    facade?.destroy(err);
+    return;
+  }
+  if (read.length > 0) socket.unshift(read);
+  if (facade !== undefined) {
+    socket.once('close', () => facade._onClose(0));
+    facade.once('close', () => socket.destroy());
+  }
+  serve(server, socket, 'handOff');
+}
+
+module.exports = { handOff };
