@@ -79,3 +79,37 @@ for (const maxVersion of ['TLSv1.3', 'TLSv1.2']) {
     });
   }
 }
+
+// node's https server knows a connection from 'secureConnection' on: server.close() (and its
+// closeIdleConnections) leaves one still in its handshake, which is then served. fast-http
+// closed it as idle.
+test('server.close() during a handshake: the connection is served, then the server closes', T,
+  async () => {
+    const run = async (impl) => {
+      const seen = [];
+      const server = impl.createServer({ ...certs.rsa }, (req, res) => res.end('served'));
+      const accepted = new Promise((resolve) => server.once('connection', resolve));
+      const closed = new Promise((resolve) => server.once('close', resolve));
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const raw = net.connect(server.address().port, '127.0.0.1');
+      await accepted;
+      server.close(() => seen.push('server close'));
+      const body = await new Promise((resolve) => {
+        const socket = tls.connect({ socket: raw, rejectUnauthorized: false }, () => {
+          seen.push('secureConnect');
+          socket.end('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+        });
+        let data = '';
+        socket.setEncoding('latin1');
+        socket.on('data', (d) => { data += d; });
+        socket.on('error', (err) => seen.push(`client error ${err.code}`));
+        socket.on('close', () => resolve(data.slice(data.indexOf('\r\n\r\n') + 4)));
+      });
+      seen.push(`response ${JSON.stringify(body)}`);
+      await closed;
+      return seen;
+    };
+    const node = await run(nodeHttps);
+    assert.deepEqual(await run(fastHttps()), node);
+    assert.ok(node.includes('response "served"'), node.join('\n'));
+  });
