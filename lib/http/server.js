@@ -8,6 +8,7 @@ const {
   S_HAS_CONNECTION, S_HAS_TIMEOUT, S_HAS_UPGRADE,
   S_HAS_CONNECT, S_NO_DELAY, S_KEEP_ALIVE, S_HALF_OPEN,
   S_LENIENT, S_HAS_CLIENT_ERROR, S_HAS_DROP, S_RELAXED, S_UPGRADE_BODY, S_HAS_KEYLOG,
+  S_TLS_TO_NODE,
 } = require('../internal/native').flags;
 const EventEmitter = require('node:events');
 const net = require('node:net');
@@ -66,7 +67,13 @@ const LISTENER_FLAGS = {
   drop: S_HAS_DROP,
   // TLS key log lines are collected only for a server with a listener, as node's.
   keylog: S_HAS_KEYLOG,
+  // What only OpenSSL tells (its session cache, OCSP stapling): while the app listens, new
+  // TLS connections are node's TLS's (../https/hand-off.js).
+  newSession: S_TLS_TO_NODE,
+  resumeSession: S_TLS_TO_NODE,
+  OCSPRequest: S_TLS_TO_NODE,
 };
+const TO_NODE_EVENTS = ['newSession', 'resumeSession', 'OCSPRequest'];
 
 /**
  * Events node emits on the server whether or not anything listens (net's onconnection, the
@@ -319,7 +326,10 @@ function updateFlags(server, event, delta) {
   // The server's own fallback listener is always there; count only the app's.
   const own = event === 'connection' ? 1 : 0;
   // net.server.socket subscribers need every connection's socket, as 'connection' does.
-  const n = server.listenerCount(event) + delta - own +
+  const listeners = bit === S_TLS_TO_NODE ?
+    TO_NODE_EVENTS.reduce((sum, e) => sum + server.listenerCount(e), 0) :
+    server.listenerCount(event);
+  const n = listeners + delta - own +
     (event === 'connection' && diagnostics.serverSocket.hasSubscribers ? 1 : 0) +
     // tls.Server always hears of a connection that fails in its handshake ('tlsClientError').
     (event === 'clientError' && server[kTlsServer] !== undefined ? 1 : 0) +

@@ -1,9 +1,12 @@
 'use strict';
-// A ClientHello naming a server rustls refuses (not a DNS name: a last label of digits as
-// `sni.0`, a label over 63 bytes, a space), which node's OpenSSL serves with `servername` as
-// sent (RFC 6066 section 3 leaves the check to the server): the addon hands the connection
-// over before anything was answered, and node's TLS serves it from the first byte, through
-// the server's hidden node:https server (../http/fallback.js).
+// Connections node's TLS serves from their first byte, through the server's hidden node:https
+// server (../http/fallback.js), handed over by the addon before anything was answered:
+// - a ClientHello naming a server rustls refuses (not a DNS name: a last label of digits as
+//   `sni.0`, a label over 63 bytes, a space), which node's OpenSSL serves with `servername`
+//   as sent (RFC 6066 section 3 leaves the check to the server); the bytes read come along;
+// - every new connection while the app listens for what only OpenSSL tells: its session
+//   cache ('newSession' / 'resumeSession') and OCSP stapling ('OCSPRequest'); nothing was
+//   read of them.
 const net = require('node:net');
 const { closeSync } = require('node:fs');
 const { serve } = require('../http/fallback');
@@ -27,7 +30,8 @@ function handOff(server, facade, fd, read) {
     socket.once('close', () => facade._onClose(0));
     facade.once('close', () => socket.destroy());
   }
-  serve(server, socket, 'handOff');
+  // Only a refused name counts as served by design (the stats' tlsHandOffs).
+  serve(server, socket, read.length > 0 ? 'handOff' : 'stepAside');
 }
 
 module.exports = { handOff };

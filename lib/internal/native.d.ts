@@ -183,6 +183,7 @@ export interface Flags {
   readonly S_HAS_KEYLOG: number;
   readonly S_SNI_CALLBACK: number;
   readonly S_ALPN_CALLBACK: number;
+  readonly S_TLS_TO_NODE: number;
 }
 
 /** Named values in place of sentinel numbers. */

@@ -72,7 +72,10 @@ function serverCreated() {
   hook();
 }
 
-/** `kind`: 'injected' (the app's emit('connection')) or 'handOff' (../https/hand-off.js). */
+/**
+ * `kind`: 'injected' (the app's emit('connection')), 'handOff' (a server name rustls refuses,
+ * ../https/hand-off.js) or 'stepAside' (a TLS event only node's TLS tells is listened for).
+ */
 function fallbackConnection(kind) {
   counters.fallbackConnections++;
   if (kind === 'injected') counters.injectedConnections++;

@@ -62,6 +62,7 @@ pub const FLAGS: &[(&str, u32)] = &[
     ("S_HAS_KEYLOG", S_HAS_KEYLOG),
     ("S_SNI_CALLBACK", S_SNI_CALLBACK),
     ("S_ALPN_CALLBACK", S_ALPN_CALLBACK),
+    ("S_TLS_TO_NODE", S_TLS_TO_NODE),
 ];
 
 /// The table as a frozen-by-convention JS object.

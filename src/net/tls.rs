@@ -352,6 +352,13 @@ impl TlsSession {
         true
     }
 
+    /// The connection goes to node's TLS before any byte is read (`TlsEvent::HandOff` is the
+    /// first thing `next` reports): the server listens for what only OpenSSL tells, its
+    /// session cache ('newSession' / 'resumeSession') or OCSP stapling ('OCSPRequest').
+    pub fn hand_off_now(&mut self) {
+        self.hand_off = true;
+    }
+
     /// The bytes a connection handed off (`TlsEvent::HandOff`) read: node's TLS starts with them.
     pub fn take_read(&mut self) -> Vec<u8> {
         self.read.take().unwrap_or_default()

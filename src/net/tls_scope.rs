@@ -38,7 +38,8 @@ pub fn with_connection<R>(
     name: Option<&str>,
     f: impl FnOnce() -> R,
 ) -> R {
-    let name_before = SENT_NAME.with(|n| n.replace(name.map(str::to_string)));
+    // Set only while a handshake is processed (records after it pass no name).
+    let name_before = name.map(|name| SENT_NAME.with(|n| n.replace(Some(name.to_string()))));
     let state = if resumed {
         Handshake::Resumed
     } else {
@@ -55,7 +56,9 @@ pub fn with_connection<R>(
         }
     };
     HANDSHAKE.with(|h| h.set(before));
-    SENT_NAME.with(|n| *n.borrow_mut() = name_before);
+    if let Some(before) = name_before {
+        SENT_NAME.with(|n| *n.borrow_mut() = before);
+    }
     r
 }
 

@@ -6,7 +6,7 @@
 use super::secure_setup::{self, Asks};
 use super::server::{
     S_ALPN_CALLBACK, S_HAS_CLIENT_ERROR, S_HAS_CONNECTION, S_HAS_DROP, S_HAS_KEYLOG, S_KEEP_ALIVE,
-    S_NO_DELAY, S_SNI_CALLBACK,
+    S_NO_DELAY, S_SNI_CALLBACK, S_TLS_TO_NODE,
 };
 use super::slots;
 use super::state::*;
@@ -56,6 +56,7 @@ impl Reactor {
                 keylog: flags & S_HAS_KEYLOG != 0,
                 sni: flags & S_SNI_CALLBACK != 0,
                 alpn: flags & S_ALPN_CALLBACK != 0,
+                to_node: flags & S_TLS_TO_NODE != 0,
             };
             secure_setup::begin(&mut stream, &ctx, asks)?;
         }

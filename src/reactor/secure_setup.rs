@@ -20,6 +20,8 @@ pub struct Asks {
     pub sni: bool,
     /// A ClientHello that offers ALPN waits for the ALPNCallback.
     pub alpn: bool,
+    /// The connection is node's TLS's from its first byte (`TlsSession::hand_off_now`).
+    pub to_node: bool,
 }
 
 /// Puts a TLS session of `ctx` over a new connection's socket. None when rustls cannot make
@@ -27,7 +29,9 @@ pub struct Asks {
 pub fn begin(stream: &mut Stream, ctx: &Context, asks: Asks) -> Option<()> {
     let mut t = TlsSession::new(ctx.clone()).ok()?;
     t.set_keylog(asks.keylog);
-    if asks.sni || asks.alpn {
+    if asks.to_node {
+        t.hand_off_now();
+    } else if asks.sni || asks.alpn {
         t.ask_sni(asks.sni, asks.alpn);
     }
     stream.secure(t);

@@ -48,6 +48,9 @@ pub const S_HAS_KEYLOG: u32 = 1 << 14;
 pub const S_SNI_CALLBACK: u32 = 1 << 15;
 /// The server has an ALPNCallback: a ClientHello that offers ALPN waits for JS's answer.
 pub const S_ALPN_CALLBACK: u32 = 1 << 16;
+/// The server listens for an event of OpenSSL's session cache or OCSP stapling ('newSession',
+/// 'resumeSession', 'OCSPRequest'): its new TLS connections are node's TLS's.
+pub const S_TLS_TO_NODE: u32 = 1 << 17;
 
 #[derive(Clone)]
 pub struct ServerCfg {
