@@ -88,4 +88,4 @@ function httpSocketOf(socket) {
   return socket[kTlsSocket];
 }
 
-module.exports = { serve, httpSocketOf };
+module.exports = { serve, shadowOf, httpSocketOf };

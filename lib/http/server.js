@@ -26,7 +26,7 @@ const { FastSocket } = require('./socket');
 const errors = require('../internal/errors');
 const {
   kSid, kConfig, kListening, kAddress, kFallbackSockets, kEagerHeaders, kClosed, kEmitSeen,
-  kWatchEmit, kConnectionGone, kTlsServer,
+  kWatchEmit, kConnectionGone, kTlsServer, kTlsToNode,
 } = require('../internal/symbols');
 const stats = require('../internal/stats');
 const diagnostics = require('./diagnostics');
@@ -327,7 +327,7 @@ function updateFlags(server, event, delta) {
   const own = event === 'connection' ? 1 : 0;
   // net.server.socket subscribers need every connection's socket, as 'connection' does.
   const listeners = bit === S_TLS_TO_NODE ?
-    TO_NODE_EVENTS.reduce((sum, e) => sum + server.listenerCount(e), 0) :
+    TO_NODE_EVENTS.reduce((sum, e) => sum + server.listenerCount(e), server[kTlsToNode] ? 1 : 0) :
     server.listenerCount(event);
   const n = listeners + delta - own +
     (event === 'connection' && diagnostics.serverSocket.hasSubscribers ? 1 : 0) +
@@ -557,12 +557,18 @@ function isFastHttpServer(server) {
   return false;
 }
 
+/** From now on, the server's new TLS connections are node's TLS's (../https/hand-off.js). */
+function tlsToNode(server) {
+  server[kTlsToNode] = true;
+  updateFlags(server, 'newSession', 0);
+}
+
 // Prototypes of fast-http's servers: Server's, and https.Server's (which is on node's https
 // chain instead, with Server.prototype's own properties copied onto it).
 const fastPrototypes = [Server.prototype];
 
 module.exports = {
   Server, createServer, isFastHttpServer, kClosed,
-  NodeIncomingMessage, NodeServerResponse, initServer, serverArgs, fastPrototypes,
+  NodeIncomingMessage, NodeServerResponse, initServer, serverArgs, fastPrototypes, tlsToNode,
 };
 

@@ -13,8 +13,9 @@ const {
   SNI_FAILED, SNI_SERVER_CONTEXT, ALPN_NOT_ASKED, ALPN_NONE,
 } = require('../internal/native').constants;
 const {
-  Server: FastServer, initServer, serverArgs, fastPrototypes,
+  Server: FastServer, initServer, serverArgs, fastPrototypes, tlsToNode,
 } = require('../http/server');
+const { shadowOf } = require('../http/fallback');
 const { kNativeSid } = require('../http/listen');
 const { sameInstances } = require('../internal/node-internals');
 const errors = require('../internal/errors');
@@ -343,6 +344,23 @@ Server.prototype[kMakeShadow] = function makeShadow() {
   for (const [servername, , context] of state.added) shadow.addContext(servername, context);
   return shadow;
 };
+
+// tls.Server's OpenSSL context, which code reaches into for what node has no API for (ticket
+// key callbacks, OpenSSL options): it is the hidden node:https server's, and from then on
+// that server's TLS serves the new connections, so what is set on it holds for them.
+Object.defineProperty(Server.prototype, '_sharedCreds', {
+  __proto__: null,
+  configurable: true,
+  get() {
+    tlsToNode(this);
+    return shadowOf(this)._sharedCreds;
+  },
+  set(value) {
+    Object.defineProperty(this, '_sharedCreds', {
+      __proto__: null, configurable: true, enumerable: true, writable: true, value,
+    });
+  },
+});
 
 Server.prototype[kHandOff] = function handOffConnection(facade, fd, read) {
   handOff(this, facade, fd, read);

@@ -35,6 +35,7 @@ module.exports = {
   kSniRequest: Symbol('fast-http.sniRequest'),
   kHandOff: Symbol('fast-http.handOff'),
   kTlsSocket: Symbol('fast-http.tlsSocket'),
+  kTlsToNode: Symbol('fast-http.tlsToNode'),
   // node's TLSSocket tells 'tlsClientError' once (kErrorEmitted in _tls_wrap).
   kTlsErrorEmitted: Symbol('fast-http.tlsErrorEmitted'),
   kUpgradeReq: Symbol('fast-http.upgradeRequest'),

@@ -140,3 +140,25 @@ test('OCSPRequest: the app staples a response the client receives', T, async () 
     return { seen, client: [withOcsp.out, without.out] };
   });
 });
+
+// Code that reaches into tls.Server's OpenSSL context (node has no API for ticket key
+// callbacks): the context is the hidden node:https server's, whose TLS then serves the new
+// connections (Node's test-https-resume-after-renew does this).
+test('server._sharedCreds is an OpenSSL context that serves the next connections', T,
+  async () => {
+    await same(async (impl) => {
+      const server = impl.createServer({ ...certs.rsa }, (req, res) => {
+        res.end(`reused=${req.socket.isSessionReused()}`);
+      });
+      const context = server._sharedCreds.context;
+      const keys = Buffer.alloc(48, 7);
+      context.setTicketKeys(keys);
+      const facts = [typeof context.enableTicketKeyCallback, context.getTicketKeys().equals(keys)];
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const port = server.address().port;
+      const first = await request(port, { maxVersion: 'TLSv1.2' });
+      const second = await request(port, { maxVersion: 'TLSv1.2', session: first.session });
+      await new Promise((resolve) => server.close(resolve));
+      return { facts, client: [first.out, second.out] };
+    });
+  });
