@@ -161,6 +161,8 @@ pub struct TlsSession {
     sent_name: Option<String>,
     /// The ClientHello names a server rustls refuses: `TlsEvent::HandOff`, once.
     hand_off: bool,
+    /// `next` has the end or an event that the plaintext before it kept back.
+    held: bool,
 }
 
 /// Records the first bytes read (only until the handshake is done), and every byte until
@@ -208,6 +210,7 @@ impl TlsSession {
             read: Some(Vec::new()),
             sent_name: None,
             hand_off: false,
+            held: false,
         })
     }
 
@@ -402,6 +405,7 @@ impl TlsSession {
     /// What the ciphertext taken so far gives: plaintext into `buf` (not empty), or an event
     /// to take first, or why there is nothing.
     pub fn next(&mut self, buf: &mut [u8]) -> io::Result<Next> {
+        self.held = false;
         if self.has_event() {
             return Ok(Next::Event);
         }
@@ -423,6 +427,16 @@ impl TlsSession {
             Err(e) if e.kind() == ErrorKind::UnexpectedEof => Ok(self.ended()),
             Err(e) => Err(e),
         }
+    }
+
+    /// The caller took plaintext and left what `next` said after it for its next read.
+    pub fn hold_next(&mut self) {
+        self.held = true;
+    }
+
+    /// What `hold_next` left is still to be taken.
+    pub fn holds_next(&self) -> bool {
+        self.held
     }
 
     fn has_event(&mut self) -> bool {

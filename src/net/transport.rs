@@ -42,6 +42,13 @@ pub fn write(s: &mut Stream, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
     }
 }
 
+/// The last read left the end or a TLS event for the next one, which the socket will not
+/// announce again.
+#[inline]
+pub fn holds_more(s: &Stream) -> bool {
+    s.tls.as_ref().is_some_and(|t| t.holds_next())
+}
+
 /// Output the transport still holds (TLS ciphertext): the connection is not written out.
 #[inline]
 pub fn wants_write(s: &Stream) -> bool {
@@ -102,7 +109,14 @@ fn read_secure<S: Read + Write>(
                 continue;
             }
             Next::Empty => {}
-            _ if filled > 0 => return Ok(Got::Bytes(filled)),
+            Next::Wait if filled > 0 => return Ok(Got::Bytes(filled)),
+            // The end (close_notify) or an event came in the read that brought the
+            // plaintext: the next read reports it, which the caller makes without waiting for
+            // the socket (`holds_more`).
+            _ if filled > 0 => {
+                t.hold_next();
+                return Ok(Got::Bytes(filled));
+            }
             Next::Event => {
                 // An alert the failure queued goes before the connection closes.
                 let _ = send_tls(sock, t);

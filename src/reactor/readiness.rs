@@ -223,8 +223,9 @@ fn accept_all<S: Sink>(sid: u32) {
 
 /// What one read of a connection gave.
 enum Read {
-    /// Bytes (plaintext on TLS), in the scratch buffer that travels with them.
-    Bytes(Vec<u8>, usize),
+    /// Bytes (plaintext on TLS), in the scratch buffer that travels with them; and whether
+    /// the transport holds more that no new edge will announce (`transport::holds_more`).
+    Bytes(Vec<u8>, usize, bool),
     Again,
     Eof,
     Error(i32),
@@ -244,9 +245,9 @@ pub(super) fn read_conn<S: Sink>(id: u64, drain: bool) {
     for _ in 0..READS_PER_EVENT {
         http::before_read(&mut g, id);
         let step = with(|r| r.read_once(id)).unwrap_or(Read::Stop);
-        let short = matches!(step, Read::Bytes(_, n) if n < SCRATCH);
+        let short = matches!(step, Read::Bytes(_, n, more) if n < SCRATCH && !more);
         match step {
-            Read::Bytes(buf, n) => {
+            Read::Bytes(buf, n, _) => {
                 http::input(&mut g, id, &buf[..n]);
                 with(|r| r.scratch = buf);
             }
@@ -326,7 +327,8 @@ impl Reactor {
                     Ok(Got::Bytes(n)) => {
                         c.bytes_read += n as u64;
                         c.last_active = now;
-                        return Read::Bytes(scratch, n);
+                        let more = transport::holds_more(&c.stream);
+                        return Read::Bytes(scratch, n, more);
                     }
                     Err(e) if e.kind() == ErrorKind::WouldBlock => {
                         // Handshake bytes the socket did not take wait for a WRITABLE edge.

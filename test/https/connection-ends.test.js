@@ -4,6 +4,7 @@
 // these cases: they pin it).
 const assert = require('node:assert/strict');
 const net = require('node:net');
+const { Duplex } = require('node:stream');
 const tls = require('node:tls');
 const { test } = require('node:test');
 const nodeHttps = require('node:https');
@@ -16,7 +17,8 @@ async function serve(impl, options, handler, client) {
   const events = [];
   let closed;
   const done = new Promise((resolve) => { closed = resolve; });
-  const server = impl.createServer({ ...certs.rsa, ...options }, (req, res) => {
+  const { keepAliveTimeout, ...tlsOptions } = options;
+  const server = impl.createServer({ ...certs.rsa, ...tlsOptions }, (req, res) => {
     req.on('end', () => events.push('req end'));
     req.on('aborted', () => events.push('req aborted'));
     req.on('close', () => events.push('req close'));
@@ -32,6 +34,7 @@ async function serve(impl, options, handler, client) {
     });
   });
   server.on('clientError', (err) => events.push(`clientError ${err.code}`));
+  if (keepAliveTimeout !== undefined) server.keepAliveTimeout = keepAliveTimeout;
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   await client(server.address().port);
   await done;
@@ -113,3 +116,44 @@ test('server.close() during a handshake: the connection is served, then the serv
     assert.deepEqual(await run(fastHttps()), node);
     assert.ok(node.includes('response "served"'), node.join('\n'));
   });
+
+// RFC 8446 section 6.1: close_notify ends the client's writing; node's https server sees the
+// end at once (its 'end', then the response and its own close_notify and FIN), without
+// waiting for a TCP FIN that never comes. keepAliveTimeout is longer than the test's timeout:
+// a server that waited for it would fail the test.
+for (const maxVersion of ['TLSv1.3', 'TLSv1.2']) {
+  test(`${maxVersion}: a request and close_notify without a FIN end the connection at once`, T,
+    async () => {
+      const bodies = [];
+      const run = (impl) => serve(impl, { keepAliveTimeout: 120000 },
+        (req, res) => res.end('bye'), (port) =>
+        new Promise((resolve) => {
+          const raw = net.connect(port, '127.0.0.1');
+          raw.on('error', () => {});
+          // The client's TLS over a stream that never sends the FIN its end() would.
+          const transport = new Duplex({
+            read() {},
+            write(chunk, encoding, cb) { raw.write(chunk, cb); },
+            final(cb) { cb(); },
+          });
+          raw.on('data', (d) => transport.push(d));
+          const c = tls.connect({ socket: transport, rejectUnauthorized: false, maxVersion }, () => {
+            c.end('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+          });
+          c.on('error', () => {});
+          let body = '';
+          c.setEncoding('latin1');
+          c.on('data', (d) => { body += d; });
+          // The server's FIN: it closed its side after answering.
+          raw.on('end', () => {
+            bodies.push(body.slice(body.indexOf('\r\n\r\n') + 4));
+            raw.destroy();
+            resolve();
+          });
+        }));
+      const node = await run(nodeHttps);
+      assert.ok(node.includes('socket end'), node.join());
+      assert.deepEqual(await run(fastHttps()), node);
+      assert.deepEqual(bodies, ['bye', 'bye']);
+    });
+}

@@ -130,6 +130,26 @@ fn one_socket_read_per_request() {
     assert_eq!(e.kind(), ErrorKind::WouldBlock);
 }
 
+/// A request and close_notify in one read (no FIN): the request, then the end, which the
+/// next read reports without the socket (no new edge would announce it).
+#[test]
+fn close_notify_after_a_request_in_one_read() {
+    let pipe = pipe(1 << 20);
+    let (mut s, mut c) = established(&pipe);
+    c.writer().write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
+    c.send_close_notify();
+    pump_client(&mut c, &pipe);
+    let mut buf = [0u8; 4096];
+    let got = read_secure(&mut ServerEnd(&pipe), &mut s, &mut buf).unwrap();
+    assert_eq!(got, Got::Bytes(18));
+    assert!(s.holds_next());
+    let before = pipe.borrow().reads;
+    let got = read_secure(&mut ServerEnd(&pipe), &mut s, &mut buf).unwrap();
+    assert_eq!(got, Got::Eof);
+    assert_eq!(pipe.borrow().reads, before);
+    assert!(!s.holds_next());
+}
+
 #[test]
 fn a_large_request_is_read_whole_before_blocking() {
     let pipe = pipe(1 << 20);
