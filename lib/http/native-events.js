@@ -27,7 +27,7 @@ const {
   kSeq, kBodyReq, kMode, kUpgradeReq, kTlsSession, kSecureSocket, kSniRequest, kParser,
   kReadPaused, kAdopted, kHandleId, kTlsErrorEmitted, kHandOff,
 } = require('../internal/symbols');
-const { closeSync } = require('node:fs');
+const { closeFd } = require('../https/hand-off');
 
 /** @type {import('../internal/native').Callbacks['onConnection']} */
 function onConnection(sid, id) {
@@ -374,7 +374,7 @@ function onTlsHandOff(sid, id, fd, read) {
   if (typeof server?.[kHandOff] === 'function') {
     server[kHandOff](sockets.get(id), fd, read);
   } else {
-    closeSync(fd);
+    closeFd(fd);
   }
 }
 

@@ -20,9 +20,10 @@ function handOff(server, facade, fd, read) {
   let socket;
   try {
     socket = new net.Socket({ fd, readable: true, writable: true });
-  } catch (err) {
-    closeSync(fd);
-    facade?.destroy(err);
+  } catch {
+    // libuv could not take the descriptor: the connection is lost, the process is not.
+    closeFd(fd);
+    facade?._onClose(0);
     return;
   }
   if (read.length > 0) socket.unshift(read);
@@ -34,4 +35,10 @@ function handOff(server, facade, fd, read) {
   serve(server, socket, read.length > 0 ? 'handOff' : 'stepAside');
 }
 
-module.exports = { handOff };
+function closeFd(fd) {
+  try {
+    closeSync(fd);
+  } catch {}
+}
+
+module.exports = { handOff, closeFd };
