@@ -1,7 +1,7 @@
 'use strict';
 // Connections the addon cannot serve — a JS socket handed to the server with
-// `server.emit('connection', socket)`, a TLS connection whose ClientHello names a server
-// rustls refuses (../https/hand-off.js) — run through Node's own http machinery: a hidden
+// `server.emit('connection', socket)`, a TLS connection the addon hands to node's TLS
+// (../https/hand-off.js) — run through Node's own http machinery: a hidden
 // node:http Server (for an https server, a node:https Server with the same TLS options) with
 // the same settings parses them and re-emits its events on ours.
 const { NodeServer, hasShouldUpgradeCallback } = require('../internal/node-internals');
@@ -64,7 +64,10 @@ function shadowOf(server) {
   return shadow;
 }
 
-/** `kind`: who handed the socket over, the app ('injected') or the addon ('handOff'). */
+/**
+ * `kind`: who handed the socket over: the app ('injected'), or the addon ('handOff', 'stepAside':
+ * ../https/hand-off.js).
+ */
 function serve(server, socket, kind = 'injected') {
   stats.fallbackConnection(kind);
   const shadow = shadowOf(server);

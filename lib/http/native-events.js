@@ -364,8 +364,9 @@ function onSniRequest(sid, id, servername, protocols) {
 }
 
 /**
- * A ClientHello named a server rustls refuses: node's TLS serves the connection from `fd`
- * (the https layer sets kHandOff), starting with the bytes `read` from it.
+ * A TLS connection node's TLS serves (a ClientHello naming a server rustls refuses, or a
+ * server listening for what only OpenSSL tells): from `fd` (the https layer sets kHandOff),
+ * starting with the bytes `read` from it.
  * @type {import('../internal/native').Callbacks['onTlsHandOff']}
  */
 function onTlsHandOff(sid, id, fd, read) {

@@ -269,8 +269,9 @@ callbacks! {
     direct SniRequest<'a> => on_sni_request {
         sid: u32, id: Id, servername: &'a str, protocols: &'a [u8]
     } -> ();
-    /// A ClientHello named a server rustls refuses: node's TLS serves the connection from
-    /// descriptor `fd` (JS's to close), starting with the bytes `read` from it.
+    /// Node's TLS serves the connection (its ClientHello named a server rustls refuses, or the
+    /// server listens for what only OpenSSL tells) from descriptor `fd` (JS's to close),
+    /// starting with the bytes `read` from it.
     direct TlsHandOff<'a> => on_tls_hand_off { sid: u32, id: Id, fd: i32, read: &'a [u8] } -> ();
     /// A new connection's async resource (`sid` -1 when its server is gone).
     direct NewResource => new_resource { sid: f64, id: Id } -> AsyncResource;

@@ -86,9 +86,9 @@ pub enum TlsEvent {
     /// The session failed (its alert, if any, is queued for the peer): node's
     /// 'tlsClientError' during the handshake, a socket error after it.
     Failed(TlsFailure),
-    /// The ClientHello names a server rustls refuses (not a DNS name, where OpenSSL takes any
-    /// name): the connection goes to node's TLS with every byte read so far (`take_read`).
-    /// Nothing was processed or sent.
+    /// The connection goes to node's TLS with every byte read so far (`take_read`), nothing
+    /// processed or sent: its ClientHello names a server rustls refuses (not a DNS name, where
+    /// OpenSSL takes any name), or `hand_off_now` said so.
     HandOff,
 }
 
@@ -159,7 +159,7 @@ pub struct TlsSession {
     read: Option<Vec<u8>>,
     /// The ClientHello's server name as sent (rustls lowercases it, and drops an IP literal).
     sent_name: Option<String>,
-    /// The ClientHello names a server rustls refuses: `TlsEvent::HandOff`, once.
+    /// The connection is node's TLS's: `TlsEvent::HandOff`, once.
     hand_off: bool,
     /// `next` has the end or an event that the plaintext before it kept back.
     held: bool,

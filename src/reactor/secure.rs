@@ -27,8 +27,9 @@ pub trait SecureSink {
     /// or it offered `protocols` (ALPN, non-empty when asked) and the server has an
     /// ALPNCallback: the handshake waits for `Reactor::sni_answer`.
     fn sni_request(sid: u32, id: u64, servername: &str, protocols: &[Vec<u8>]);
-    /// Connection `id`'s ClientHello names a server rustls refuses: node's TLS serves it from
-    /// socket `fd` (the caller's now), starting with the bytes `read` from it so far.
+    /// Node's TLS serves connection `id` (its ClientHello names a server rustls refuses, or
+    /// the server listens for what only OpenSSL tells) from socket `fd` (the caller's now),
+    /// starting with the bytes `read` from it so far.
     fn tls_hand_off(sid: u32, id: u64, fd: i32, read: &[u8]);
 }
 

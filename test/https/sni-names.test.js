@@ -177,3 +177,31 @@ test('a connection with a refused name is the server\'s: counted, closed by serv
       return seen.sort();
     });
   });
+
+test('the socket \'connection\' gave, destroyed during a request of a refused name, ends it', T,
+  async () => {
+    await same(async (impl) => {
+      const seen = [];
+      let first;
+      const server = impl.createServer({ ...certs.rsa }, (req) => {
+        seen.push('request');
+        first.destroy();
+      });
+      server.on('connection', (socket) => {
+        first = socket;
+        socket.on('close', () => seen.push('connection socket close'));
+      });
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      await new Promise((resolve) => {
+        const socket = tls.connect({
+          host: '127.0.0.1', port: server.address().port, servername: 'sni.0',
+          rejectUnauthorized: false,
+        }, () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
+        socket.on('data', () => seen.push('client data'));
+        socket.on('error', (err) => seen.push(`client error ${err.code}`));
+        socket.on('close', resolve);
+      });
+      await new Promise((resolve) => server.close(resolve));
+      return seen.sort();
+    });
+  });
