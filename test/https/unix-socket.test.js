@@ -13,10 +13,12 @@ const { normalize } = require('../wire/helpers');
 const T = { timeout: 30000 };
 
 /** One GET over TLS on `sockPath`; resolves with what the client saw (never rejects). */
-function getOverUnix(sockPath) {
+function getOverUnix(sockPath, servername = 'localhost') {
   return new Promise((resolve) => {
     const chunks = [];
-    const socket = tls.connect({ path: sockPath, ca: certs.ca, servername: 'localhost' });
+    const socket = tls.connect({
+      path: sockPath, ca: certs.ca, servername, checkServerIdentity: () => undefined,
+    });
     let secure = null;
     socket.on('secureConnect', () => {
       secure = { authorized: socket.authorized, protocol: socket.getProtocol() };
@@ -29,20 +31,25 @@ function getOverUnix(sockPath) {
   });
 }
 
-test('an https server on a Unix socket speaks TLS there', T, async () => {
+for (const servername of ['localhost', 'sni.0']) {
+  test(`an https server on a Unix socket speaks TLS there (a client naming ${servername})`, T,
+    () => unixCase(servername));
+}
+
+async function unixCase(servername) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fast-https-unix-'));
   try {
     const runs = await onBoth(async (impl, name) => {
       const secured = [];
       const server = impl.createServer(serverOptions(), (req, res) => {
-        secured.push(req.socket.encrypted === true);
+        secured.push(req.socket.encrypted === true, req.socket.servername);
         res.end(`${req.method} ${req.url}`);
       });
       if (name === 'fast-http') assert.ok(isFastHttpServer(server), 'not a fast-http server');
       const sockPath = path.join(dir, `${name.replace(':', '-')}.sock`);
       await new Promise((resolve) => server.listen(sockPath, resolve));
       try {
-        return { client: await getOverUnix(sockPath), secured };
+        return { client: await getOverUnix(sockPath, servername), secured };
       } finally {
         await new Promise((resolve) => server.close(resolve));
       }
@@ -54,4 +61,4 @@ test('an https server on a Unix socket speaks TLS there', T, async () => {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-});
+}
