@@ -157,7 +157,8 @@ function readError(errno) {
 // (OpenSSL's own message adds a thread id, function and source line it does not have).
 const OPENSSL_MESSAGE = /^error:[0-9A-F]{8}:([^:]*):[^:]*:(.*)$/;
 
-// OpenSSL 3.5 (Node 22.20+, 24, 26) names the alerts SSL 3 defined "ssl/tls alert ...".
+// OpenSSL 3.5 (Node 22.20+, 24, 26) names the alerts SSL 3 defined "ssl/tls alert ...", and
+// checks a TLS 1.2 record's length in its record layer.
 const [OPENSSL_MAJOR, OPENSSL_MINOR] = process.versions.openssl.split('.').map(Number);
 const SSL_TLS_ALERTS = OPENSSL_MAJOR > 3 || (OPENSSL_MAJOR === 3 && OPENSSL_MINOR >= 5);
 
@@ -166,6 +167,10 @@ function opensslError(message, code) {
   if (SSL_TLS_ALERTS && code.startsWith('ERR_SSL_SSLV3_ALERT_')) {
     code = `ERR_SSL_SSL/TLS_ALERT_${code.slice(20)}`;
     message = message.replace('sslv3 alert ', 'ssl/tls alert ');
+  } else if (SSL_TLS_ALERTS && code === 'ERR_SSL_INVALID_AAD') {
+    // A TLS 1.2 record too short for GCM: 3.5's record layer refuses it before the provider.
+    code = 'ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC';
+    message = 'error:0A000119:SSL routines::decryption failed or bad record mac';
   }
   const err = new Error(message);
   const m = OPENSSL_MESSAGE.exec(message);

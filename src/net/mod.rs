@@ -15,6 +15,7 @@ pub mod tls;
 pub mod tls_config;
 mod tls_hello;
 mod tls_pq;
+mod tls_records;
 pub mod tls_scope;
 pub mod tls_tickets;
 pub mod transport;

@@ -9,6 +9,7 @@
 
 use super::tls_config::TlsContext;
 use super::tls_hello::{self, HelloName};
+use super::tls_records::{RecordScan, Refused};
 use super::tls_scope;
 use rustls::server::{Accepted, Acceptor};
 use rustls::ServerConnection;
@@ -163,6 +164,22 @@ pub struct TlsSession {
     hand_off: bool,
     /// `next` has the end or an event that the plaintext before it kept back.
     held: bool,
+    /// The headers of the records read after the handshake (OpenSSL's errors for them).
+    records: Option<RecordScan>,
+}
+
+/// Passes the bytes read after the handshake to the record scan.
+struct Scanning<'a> {
+    src: &'a mut dyn Read,
+    scan: &'a mut RecordScan,
+}
+
+impl Read for Scanning<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.src.read(buf)?;
+        self.scan.feed(&buf[..n]);
+        Ok(n)
+    }
 }
 
 /// Records the first bytes read (only until the handshake is done), and every byte until
@@ -211,6 +228,7 @@ impl TlsSession {
             sent_name: None,
             hand_off: false,
             held: false,
+            records: None,
         })
     }
 
@@ -383,7 +401,10 @@ impl TlsSession {
         let n = match self.sni.as_mut() {
             Some(Sni::Reading(acceptor)) => acceptor.read_tls(&mut rec)?,
             Some(_) => return Err(ErrorKind::WouldBlock.into()),
-            None if self.announced => self.conn.read_tls(src)?,
+            None if self.announced => match self.records.as_mut() {
+                Some(scan) => self.conn.read_tls(&mut Scanning { src, scan })?,
+                None => self.conn.read_tls(src)?,
+            },
             None => self.conn.read_tls(&mut rec)?,
         };
         if n == 0 {
@@ -471,6 +492,7 @@ impl TlsSession {
             return Some(TlsEvent::Keylog(std::mem::take(&mut self.keylog_lines)));
         }
         self.announced = true;
+        self.records = Some(self.record_scan());
         Some(TlsEvent::HandshakeDone)
     }
 
@@ -541,7 +563,37 @@ impl TlsSession {
     }
 
     /// Queues what OpenSSL would send for `e` (an alert, or nothing) and names the failure.
+    /// The record scan for this connection's version and suite.
+    fn record_scan(&self) -> RecordScan {
+        use rustls::CipherSuite as S;
+        let gcm = matches!(
+            self.conn.negotiated_cipher_suite().map(|s| s.suite()),
+            Some(
+                S::TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256
+                    | S::TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384
+                    | S::TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256
+                    | S::TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384
+            )
+        );
+        RecordScan::new(
+            self.conn.protocol_version() == Some(rustls::ProtocolVersion::TLSv1_3),
+            gcm,
+        )
+    }
+
     fn failed(&mut self, e: rustls::Error) -> TlsFailure {
+        // A record OpenSSL refuses for its header, before it would decrypt it.
+        let refused = self.records.as_ref().and_then(RecordScan::refused);
+        if let Some(r) = refused {
+            return match r {
+                Refused::BadType => fail("ERR_SSL_BAD_RECORD_TYPE", "bad record type", 0x0A0001BB),
+                Refused::WrongVersion => WRONG_VERSION,
+                // OpenSSL 3.0's provider error (3.5's record layer says decryption failed:
+                // JS words it for its Node).
+                Refused::ShortAead => fail("ERR_SSL_INVALID_AAD", "invalid aad", 0x1C80006C),
+                Refused::UnknownType => CIPHER_OPERATION_FAILED,
+            };
+        }
         let mut f = describe(&e, &self.first[..self.first_len]);
         // After a TLS 1.2 handshake, OpenSSL 3 opens AES-GCM records in its provider, whose
         // error a record that does not open is (a TLS 1.3 record's is the SSL library's).
@@ -654,6 +706,12 @@ const NO_CERTIFICATE: TlsFailure = fail(
     "ERR_SSL_NO_SUITABLE_SIGNATURE_ALGORITHM",
     "no suitable signature algorithm",
     0x0A000076,
+);
+
+const WRONG_VERSION: TlsFailure = fail(
+    "ERR_SSL_WRONG_VERSION_NUMBER",
+    "wrong version number",
+    0x0A00010B,
 );
 
 const DECRYPT_FAILED: TlsFailure = fail(
@@ -899,11 +957,7 @@ pub fn describe(e: &rustls::Error, first: &[u8]) -> TlsFailure {
                 fail("ERR_SSL_HTTP_REQUEST", "http request", 0x0A00009C)
             }
         }
-        E::InvalidMessage(M::UnknownProtocolVersion | M::InvalidContentType) => fail(
-            "ERR_SSL_WRONG_VERSION_NUMBER",
-            "wrong version number",
-            0x0A00010B,
-        ),
+        E::InvalidMessage(M::UnknownProtocolVersion | M::InvalidContentType) => WRONG_VERSION,
         E::InvalidMessage(M::MessageTooLarge) => fail(
             "ERR_SSL_PACKET_LENGTH_TOO_LONG",
             "packet length too long",

@@ -77,6 +77,49 @@ for (const maxVersion of ['TLSv1.2', 'TLSv1.3']) {
     });
 }
 
+/** A record of `type`, record version `version` and a body of `len` bytes. */
+function record(type, version, len) {
+  return Buffer.concat([Buffer.from([type, 3, version, len >> 8, len & 255]), Buffer.alloc(len, 7)]);
+}
+
+// Records OpenSSL's record layer refuses for their header, before decrypting: TLS 1.3's
+// types other than application_data (bad record type), another record version (wrong version
+// number), a TLS 1.2 GCM record shorter than its nonce and tag (OpenSSL 3.0's provider says
+// invalid aad, 3.5's record layer decryption failed). rustls called each a record that does
+// not decrypt. The record comes after a first response, in a read of its own (one in the read
+// that brings the client's Finished is still named as one that does not decrypt).
+for (const [maxVersion, name, bytes] of [
+  ['TLSv1.3', 'a handshake record in the clear', record(22, 3, 4)],
+  ['TLSv1.3', 'a change_cipher_spec', record(20, 3, 1)],
+  ['TLSv1.3', 'an unknown record type', record(99, 3, 1)],
+  ['TLSv1.3', 'an alert in the clear', record(21, 3, 2)],
+  ['TLSv1.3', 'another record version', record(23, 1, 30)],
+  ['TLSv1.3', 'a record of 16 bytes', record(23, 3, 16)],
+  ['TLSv1.2', 'another record version', record(23, 1, 30)],
+  ['TLSv1.2', 'a record of 23 bytes', record(23, 3, 23)],
+  ['TLSv1.2', 'an empty record', record(23, 3, 0)],
+  ['TLSv1.2', 'a change_cipher_spec', record(20, 3, 1)],
+  ['TLSv1.2', 'an unknown record type', record(99, 3, 1)],
+  ['TLSv1.2', 'an unknown record type of 30 bytes', record(99, 3, 30)],
+  ['TLSv1.2', 'a record of 24 bytes', record(23, 3, 24)],
+]) {
+  test(`${maxVersion}, ${name} after a response: OpenSSL's error`, T, async () => {
+    const act = (port) => new Promise((resolve) => {
+      const raw = net.connect(port, '127.0.0.1');
+      const c = tls.connect({ socket: raw, rejectUnauthorized: false, maxVersion }, () => {
+        c.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+      });
+      c.once('data', () => raw.write(bytes));
+      c.on('error', () => {});
+      raw.on('error', () => {});
+      raw.on('close', resolve);
+    });
+    const node = await serverSide(nodeHttps, act);
+    assert.ok(node.some((e) => e.clientError), JSON.stringify(node));
+    assert.deepEqual(await serverSide(fastHttps(), act), node);
+  });
+}
+
 test('a record that does not open, no clientError listener: the socket closes with it', T,
   async () => {
     const act = badRecordAfterHandshake('TLSv1.2', GARBAGE_RECORD);
