@@ -335,6 +335,13 @@ async function onBoth(fn) {
   return out;
 }
 
+/** Runs `fn(impl, name)` on both servers, asserts the same result, and returns node's. */
+async function sameOnBoth(fn) {
+  const runs = await onBoth(fn);
+  assert.deepEqual(runs['fast-http'], runs['node:https']);
+  return runs['node:https'];
+}
+
 /**
  * Runs the same exchange on both servers and asserts the same decrypted response bytes
  * (Date masked) and the same server events and handler observations.
@@ -385,6 +392,7 @@ function createError(https, options) {
 }
 
 module.exports = {
+  sameOnBoth,
   DEFAULT_TIMEOUT,
   createError,
   FIXTURES,

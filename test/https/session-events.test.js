@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const tls = require('node:tls');
 const { test } = require('node:test');
-const { certs, onBoth } = require('./helpers');
+const { certs, sameOnBoth: same } = require('./helpers');
 
 const T = { timeout: 60000 };
 const { SSL_OP_NO_TICKET } = crypto.constants;
@@ -66,11 +66,6 @@ async function withStore(impl, clients) {
   return { server: seen, client };
 }
 
-async function same(fn) {
-  const runs = await onBoth(fn);
-  assert.deepEqual(runs['fast-http'], runs['node:https']);
-  return runs['node:https'];
-}
 
 test('TLS 1.2 without tickets: newSession stores the session, resumeSession resumes it', T,
   async () => {

@@ -10,7 +10,7 @@ const crypto = require('node:crypto');
 const net = require('node:net');
 const tls = require('node:tls');
 const { test } = require('node:test');
-const { certs, onBoth } = require('./helpers');
+const { certs, sameOnBoth: same } = require('./helpers');
 
 const T = { timeout: 60000 };
 
@@ -65,12 +65,6 @@ async function serve(impl, servername, { options = {}, setup, tlsOptions = {} } 
   return { server: seen, client };
 }
 
-/** Runs `fn(impl)` on node's https and fast-http's: both must see the same. */
-async function same(fn) {
-  const runs = await onBoth(fn);
-  assert.deepEqual(runs['fast-http'], runs['node:https']);
-  return runs['node:https'];
-}
 
 for (const [name, servername] of [
   ['a last label of digits', 'sni.0'],
