@@ -55,3 +55,19 @@ pub fn client_auth_config(cert: &str, key: &str) -> ClientConfig {
 pub fn client(cfg: ClientConfig) -> ClientConnection {
     ClientConnection::new(Arc::new(cfg), ServerName::try_from("localhost").unwrap()).unwrap()
 }
+
+/// A rustls client's first flight naming `localhost`, with that name replaced by `name` (as
+/// long): what a client naming a server rustls would not send looks like.
+pub fn hello_naming(name: &[u8]) -> Vec<u8> {
+    let mut c = client(client_config(&[&rustls::version::TLS13]));
+    let mut bytes = Vec::new();
+    while c.wants_write() {
+        c.write_tls(&mut bytes).unwrap();
+    }
+    let at = bytes
+        .windows(9)
+        .position(|w| w == b"localhost")
+        .expect("the name in the hello");
+    bytes[at..at + name.len()].copy_from_slice(name);
+    bytes
+}

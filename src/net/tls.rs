@@ -562,7 +562,6 @@ impl TlsSession {
         }
     }
 
-    /// Queues what OpenSSL would send for `e` (an alert, or nothing) and names the failure.
     /// The record scan for this connection's version and suite.
     fn record_scan(&self) -> RecordScan {
         use rustls::CipherSuite as S;
@@ -581,6 +580,7 @@ impl TlsSession {
         )
     }
 
+    /// Queues what OpenSSL would send for `e` (an alert, or nothing) and names the failure.
     fn failed(&mut self, e: rustls::Error) -> TlsFailure {
         // A record OpenSSL refuses for its header, before it would decrypt it.
         let refused = self.records.as_ref().and_then(RecordScan::refused);

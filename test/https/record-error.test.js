@@ -51,13 +51,18 @@ async function serverSide(impl, act, { clientError = true } = {}) {
   return events;
 }
 
-/** A real handshake, then `record` written under the TLS layer, on the raw socket. */
-function badRecordAfterHandshake(maxVersion, record) {
+/**
+ * A real handshake, then `record` written under the TLS layer, on the raw socket (with
+ * `afterResponse`, once a first request has its response).
+ */
+function badRecordAfterHandshake(maxVersion, record, { afterResponse = false } = {}) {
   return (port) => new Promise((resolve) => {
     const raw = net.connect(port, '127.0.0.1');
     const c = tls.connect({ socket: raw, rejectUnauthorized: false, maxVersion }, () => {
-      raw.write(record);
+      if (afterResponse) c.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+      else raw.write(record);
     });
+    if (afterResponse) c.once('data', () => raw.write(record));
     c.on('error', () => {});
     raw.on('error', () => {});
     raw.on('close', resolve);
@@ -104,16 +109,7 @@ for (const [maxVersion, name, bytes] of [
   ['TLSv1.2', 'a record of 24 bytes', record(23, 3, 24)],
 ]) {
   test(`${maxVersion}, ${name} after a response: OpenSSL's error`, T, async () => {
-    const act = (port) => new Promise((resolve) => {
-      const raw = net.connect(port, '127.0.0.1');
-      const c = tls.connect({ socket: raw, rejectUnauthorized: false, maxVersion }, () => {
-        c.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
-      });
-      c.once('data', () => raw.write(bytes));
-      c.on('error', () => {});
-      raw.on('error', () => {});
-      raw.on('close', resolve);
-    });
+    const act = badRecordAfterHandshake(maxVersion, bytes, { afterResponse: true });
     const node = await serverSide(nodeHttps, act);
     assert.ok(node.some((e) => e.clientError), JSON.stringify(node));
     assert.deepEqual(await serverSide(fastHttps(), act), node);

@@ -135,6 +135,20 @@ test('a refused name on a server with requestCert: the client certificate as nod
     }));
   });
 
+/** GET / over TLS naming `servername`, kept alive; what came back once the connection closed. */
+function getNaming(port, servername) {
+  return new Promise((resolve) => {
+    const socket = tls.connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false },
+      () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
+    let data = '';
+    let error = null;
+    socket.setEncoding('latin1');
+    socket.on('data', (d) => { data += d; });
+    socket.on('error', (err) => { error = err.code; });
+    socket.on('close', () => resolve({ body: data.slice(data.indexOf('\r\n\r\n') + 4), error }));
+  });
+}
+
 test('a connection with a refused name is the server\'s: counted, closed by server.close()', T,
   async () => {
     await same(async (impl) => {
@@ -152,19 +166,8 @@ test('a connection with a refused name is the server\'s: counted, closed by serv
         });
       });
       await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-      await new Promise((resolve) => {
-        const socket = tls.connect({
-          host: '127.0.0.1', port: server.address().port, servername: 'sni.0',
-          rejectUnauthorized: false,
-        }, () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
-        let data = '';
-        socket.setEncoding('latin1');
-        socket.on('data', (d) => { data += d; });
-        socket.on('close', () => {
-          seen.push(`client close ${data.slice(data.indexOf('\r\n\r\n') + 4)}`);
-          resolve();
-        });
-      });
+      const { body } = await getNaming(server.address().port, 'sni.0');
+      seen.push(`client close ${body}`);
       await new Promise((resolve) => (seen.includes('server close') ? resolve() :
         server.once('close', () => setImmediate(resolve))));
       await socketClosed;
@@ -186,15 +189,8 @@ test('the socket \'connection\' gave, destroyed during a request of a refused na
         socket.on('close', () => seen.push('connection socket close'));
       });
       await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-      await new Promise((resolve) => {
-        const socket = tls.connect({
-          host: '127.0.0.1', port: server.address().port, servername: 'sni.0',
-          rejectUnauthorized: false,
-        }, () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
-        socket.on('data', () => seen.push('client data'));
-        socket.on('error', (err) => seen.push(`client error ${err.code}`));
-        socket.on('close', resolve);
-      });
+      const { body, error } = await getNaming(server.address().port, 'sni.0');
+      seen.push(`client body=${JSON.stringify(body)} error=${error}`);
       await new Promise((resolve) => server.close(resolve));
       return seen.sort();
     });

@@ -1,7 +1,9 @@
 //! The TLS session against an in-memory rustls client, fed byte slices: no socket.
 
 use super::*;
-use crate::net::test_support::{client, client_auth_config, client_config, fixture, spec};
+use crate::net::test_support::{
+    client, client_auth_config, client_config, fixture, hello_naming, spec,
+};
 use crate::net::tls_config::{TlsSpec, TLS13};
 use crate::net::tls_scope::keylog_line;
 use rustls::{ClientConfig, ClientConnection};
@@ -462,22 +464,6 @@ fn a_record_that_does_not_open_names_openssl_s_error_per_version() {
         assert_eq!(failure.code, code);
         assert_eq!(failure.to_string(), message);
     }
-}
-
-/// A rustls client's first flight naming `localhost`, with that name replaced by `name` (as
-/// long): what a client naming a server rustls would not send looks like.
-fn hello_naming(name: &[u8]) -> Vec<u8> {
-    let mut c = client(client_config(&[&rustls::version::TLS13]));
-    let mut bytes = Vec::new();
-    while c.wants_write() {
-        c.write_tls(&mut bytes).unwrap();
-    }
-    let at = bytes
-        .windows(9)
-        .position(|w| w == b"localhost")
-        .expect("the name in the hello");
-    bytes[at..at + name.len()].copy_from_slice(name);
-    bytes
 }
 
 #[test]

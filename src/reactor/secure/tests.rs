@@ -3,7 +3,7 @@
 
 use super::super::tests::{events, record, Ev, Harness, TestSink};
 use super::SecureSink;
-use crate::net::test_support::{client, client_config, spec};
+use crate::net::test_support::{client, client_config, hello_naming, spec};
 use crate::net::tls::{SessionInfo, TlsFailure};
 use crate::net::tls_config::TlsContext;
 use rustls::ClientConnection;
@@ -118,4 +118,23 @@ fn a_client_gone_mid_handshake_is_a_hang_up() {
     s.shutdown(std::net::Shutdown::Both).unwrap();
     h.until("the hang-up", || saw("ECONNRESET"));
     assert!(!saw("secure"));
+}
+
+/// A ClientHello naming a server rustls refuses: the connection leaves the reactor with its
+/// socket open (the sink gets the descriptor; here it closes it), nothing answered, no close
+/// told for it, the server's count down.
+#[test]
+fn a_name_rustls_refuses_leaves_the_reactor_unanswered() {
+    let h = https();
+    let mut s = h.connect();
+    s.write_all(&hello_naming(b"sni.00000")).unwrap();
+    h.until("the hand-off", || saw("handOff"));
+    let (got, ended) = h.read(&mut s, |_| false);
+    assert!(ended);
+    assert!(got.is_empty(), "{got:?}");
+    let seen = events();
+    assert!(!seen.iter().any(|e| matches!(e, Ev::Close(..))), "{seen:?}");
+    let sid = h.sid;
+    let conns = crate::reactor::with(|r| r.server(sid).map(|s| s.conns)).flatten();
+    assert_eq!(conns, Some(0));
 }
