@@ -1,6 +1,7 @@
 'use strict';
 // DESIGN rule "Crossings": a GET whose handler calls res.end(body) without reading headers
-// costs exactly one native→JS call and one JS→native call. The addon counts both.
+// costs one native→JS call and one JS→native call, and a batch of them shares those calls
+// (responses queued in JS, handed over once per batch). The addon counts both.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
@@ -63,6 +64,51 @@ for (const [name, handler] of [
     }
   });
 }
+
+test('the responses of one batch share one JS→native call', async () => {
+  // On a connection that served two requests, eight pipelined requests in one write: one
+  // read, one group of events, eight responses handed over together (issue #34 item 1).
+  const server = fastHttp.createServer((req, res) => res.end('ok'));
+  const port = await listen(server);
+  const request = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
+  const [before, after] = await new Promise((resolve, reject) => {
+    const sock = net.connect(port, '127.0.0.1', () => sock.write(request));
+    sock.setTimeout(10000, () => reject(new Error('no response within 10 s')));
+    let got = '';
+    let counts = null;
+    sock.on('error', reject);
+    sock.on('data', (d) => {
+      got += d;
+      const n = got.split('\r\n\r\nok').length - 1;
+      if (n === 1) {
+        sock.write(request);
+      } else if (n === 2 && counts === null) {
+        counts = binding.counters();
+        sock.write(request.repeat(8));
+      } else if (n === 10) {
+        sock.end();
+        resolve([counts, binding.counters()]);
+      }
+    });
+  });
+  server.close();
+  assert.deepEqual({ toJs: after[0] - before[0], toNative: after[1] - before[1] },
+    { toJs: 1, toNative: 1 });
+});
+
+test('responses ended from a promise job are handed over by the batch', async () => {
+  const server = fastHttp.createServer(async (req, res) => {
+    await null;
+    res.end('ok');
+  });
+  const port = await listen(server);
+  const counts = await sequential(port, 4, 'GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+  server.close();
+  const last = counts.length - 1;
+  // The batch asks for what JS queued after its tick queue ran: one more call into JS.
+  assert.equal(counts[last][0] - counts[last - 1][0], 2);
+  assert.equal(counts[last][1] - counts[last - 1][1], 1);
+});
 
 test('one read(2) per request: a short read is not followed by a read that returns EAGAIN', async () => {
   const server = fastHttp.createServer((req, res) => res.end('ok'));

@@ -6,7 +6,7 @@
 // queue (`deliver`).
 const { nextTick } = require('../internal/scheduling');
 const { F_UPGRADE, F_ASK_UPGRADE } = require('../internal/native').flags;
-const { binding, servers, sockets, events, init } = require('../internal/native');
+const { binding, servers, sockets, events, init, responseBatch } = require('../internal/native');
 const {
   SNI_SERVER_CONTEXT, ALPN_NOT_ASKED, EVENTS_GROUP,
 } = require('../internal/native').constants;
@@ -477,7 +477,7 @@ function onServerDrained(sid) {
   if (server !== undefined) server._onDrained();
 }
 
-tickQueue.setup(handlerThrew);
+tickQueue.setup(handlerThrew, responseBatch.ranAll);
 // A throw from ticks the addon's scope ran (a body's 'data' listener) fails the connection's
 // parser, as node's on_body callback fails: the addon hears of it from here.
 process.on('uncaughtExceptionMonitor', noteUncaught);
@@ -491,6 +491,7 @@ init({
   onDrop,
   onData, onEnd, onServerDrained, onShutdown, onInternalError, onUpgrade, onSecure,
   onTlsClientError, onTlsError, onKeylog, onSniRequest, onTlsHandOff, newResource, onClosePhase,
+  takeResponses: responseBatch.take,
 }, tickQueue.waiting);
 
 module.exports = { onConnection: emitConnection, onDrop };

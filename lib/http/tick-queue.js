@@ -29,9 +29,12 @@ let scheduled = false;
 let running = false;
 /** What a queued event's throw does: (fn, connection id, position) => drop the rest. */
 let onThrow = null;
+/** Called when the queue has run everything it held. */
+let onRanAll = null;
 
-function setup(throwHandler) {
+function setup(throwHandler, ranAll) {
   onThrow = throwHandler;
+  onRanAll = ranAll;
 }
 
 /** Whether events wait: what the addon says next must wait behind them. */
@@ -82,6 +85,7 @@ function runQueued() {
   head = 0;
   tail = 0;
   running = false;
+  onRanAll();
 }
 
 /** The resource runCurrent runs the events of. */

@@ -40,7 +40,7 @@ export interface TlsSpec {
 
 /** The addon: its functions (arguments checked on every call) and constants. */
 export interface Binding {
-  init(callbacks: Registered, methods: Array<string>, statusCodes: Array<[number, string]>, events: Float64Array): void;
+  init(callbacks: Registered, methods: Array<string>, statusCodes: Array<[number, string]>, events: Float64Array, responses: Float64Array): void;
   serverCreate(sameAsLast: boolean): number;
   tlsContextCreate(spec: TlsSpec): number;
   tlsDecodePfx(pfx: Uint8Array, passphrase: string | undefined | null): Buffer[] | undefined;
@@ -62,6 +62,7 @@ export interface Binding {
   serverRef(sid: number, on: boolean): void;
   serverConns(sid: number, idleOnly: boolean): number[];
   respond(id: number, seq: number, status: number, reason: string | undefined | null, headerLines: string, body: string | Uint8Array | undefined | null, flags: number, trailers: string | undefined | null, life: number): void;
+  respondBatch(...values: unknown[]): void;
   send(id: number, seq: number, head: string, body: string | Uint8Array | undefined | null, flags: number, trailers: string | undefined | null, life: number): void;
   finish(id: number, seq: number, close: boolean): void;
   raw(id: number, data: string | Uint8Array, latin1: boolean, highWaterMark: number, defer: boolean): number;
@@ -120,6 +121,7 @@ export interface Callbacks {
   onTlsHandOff(sid: number, id: number, fd: number, read: Buffer): void;
   newResource(sid: number, id: number): object;
   onClosePhase(token: number): void;
+  takeResponses(): void;
 }
 
 /** What `init` registers: the events' batch entry and the direct callbacks. */
@@ -133,6 +135,7 @@ export interface Registered {
   onTlsHandOff(sid: number, id: number, fd: number, read: Buffer): void;
   newResource(sid: number, id: number): object;
   onClosePhase(token: number): void;
+  takeResponses(): void;
 }
 
 export interface Flags {
@@ -196,6 +199,13 @@ export interface Constants {
   readonly EVENTS_GROUP: 0;
   readonly EVENTS_COUNT: 1;
   readonly EVENTS_START: 2;
+  readonly RESPONSES_COUNT: 0;
+  readonly RESPONSES_OPEN: 1;
+  readonly BATCH_OPEN: 1;
+  readonly BATCH_LAST_READ: 2;
+  readonly RESPONSES_START: 2;
+  readonly RESPONSE_NUMBERS: 5;
+  readonly SENT_HEAD: -1;
 }
 
 export interface Defaults {
@@ -227,3 +237,4 @@ export const servers: any[];
 export const sockets: Map<number, any>;
 export const events: Float64Array;
 export function init(handlers: Callbacks, waiting: () => boolean): void;
+export const responseBatch: { take(): void; ranAll(): void };

@@ -23,6 +23,7 @@ const { PACKAGE, binaryName, packageName, triple } = require('./binary-name');
 const { METHODS, STATUS_CODES } = require('./node-internals');
 const { SocketTable } = require('./socket-table');
 const { makeOnEvents } = require('./events');
+const { makeResponseBatch, guard } = require('./response-batch');
 
 const root = path.join(__dirname, '..', '..');
 const checkout = fs.existsSync(path.join(root, '.git'));
@@ -172,7 +173,17 @@ function load() {
   throw noAddon(t, tried, tried.cause);
 }
 
-const binding = load();
+const addon = load();
+
+/**
+ * The array ended responses wait in during a batch (lib/internal/response-batch.js): 64 of
+ * them, then they are handed over early.
+ */
+const responses = new Float64Array(addon.constants.RESPONSES_START +
+  64 * addon.constants.RESPONSE_NUMBERS);
+const batch = makeResponseBatch(addon, responses, addon.constants);
+/** The addon as lib/ calls it: responses queued per batch, nothing overtaking them. */
+const binding = guard(addon, batch);
 
 /** The addon's flag values (JS never keeps its own copies). */
 const flags = Object.freeze({ ...binding.flags });
@@ -229,7 +240,7 @@ function init(handlers, waiting) {
   for (const [name, , , isEvent] of binding.contract.callbacks) {
     if (!isEvent) registered[name] = handlers[name];
   }
-  binding.init(registered, METHODS, codes, events);
+  binding.init(registered, METHODS, codes, events, responses);
   // node:http writes an ended response at once, so it reaches the client even when the
   // process exits right after: write what is queued before this one exits.
   process.on('exit', () => binding.flushAll());
@@ -237,5 +248,5 @@ function init(handlers, waiting) {
 
 module.exports = {
   binding, flags, constants, defaults, clientErrorResponses, badRequestResponse, servers,
-  sockets, events, init,
+  sockets, events, init, responseBatch: batch,
 };

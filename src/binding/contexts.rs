@@ -23,8 +23,9 @@ struct ConnCtx {
     ctx: sys::napi_async_context,
 }
 
-/// The memory of the Float64Array batches of events share with JS (lib/internal/events.js):
-/// held by a reference, so it stays where it is.
+/// The memory of a Float64Array shared with JS (batches of events, lib/internal/events.js;
+/// queued responses, lib/http/response-batch.js): held by a reference, so it stays where it
+/// is.
 pub struct Shared {
     pub data: *mut f64,
     pub len: usize,
@@ -38,6 +39,8 @@ pub struct JsCtx {
     /// The function batches of events are handed to.
     pub on_events: sys::napi_ref,
     pub shared: Shared,
+    /// The array ended responses wait in until the batch takes them.
+    pub responses: Shared,
     /// The context of calls that concern no connection (servers).
     pub resource: sys::napi_ref,
     pub async_ctx: sys::napi_async_context,
@@ -49,6 +52,7 @@ impl JsCtx {
         env: Env,
         registered: super::crossings::Registered,
         shared: Shared,
+        responses: Shared,
         resource: sys::napi_ref,
         async_ctx: sys::napi_async_context,
     ) -> JsCtx {
@@ -57,6 +61,7 @@ impl JsCtx {
             direct: registered.direct,
             on_events: registered.on_events,
             shared,
+            responses,
             resource,
             async_ctx,
             conns: Vec::new(),
@@ -86,6 +91,16 @@ pub fn install(js: JsCtx) {
 /// Runs `f` with this thread's JS state, if any (never call JS inside it).
 pub fn with_js<T>(f: impl FnOnce(&JsCtx) -> T) -> Option<T> {
     JS.with(|j| j.borrow().as_ref().map(f))
+}
+
+/// The array queued responses wait in (lib/http/response-batch.js), as a slice: JS does not
+/// run while the addon reads or writes it.
+pub fn responses<'a>() -> Option<&'a mut [f64]> {
+    let (data, len) = with_js(|js| (js.responses.data, js.responses.len))?;
+    // SAFETY: `data` is the live, aligned memory of the shared Float64Array (held by a
+    // reference for the env's life), `len` doubles long; the addon holds no other slice of
+    // it while this one is used, and JS does not run meanwhile.
+    Some(unsafe { std::slice::from_raw_parts_mut(data, len) })
 }
 
 /// Drops every connection context (the env is going away).

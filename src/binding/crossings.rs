@@ -5,7 +5,7 @@
 //! `lib/internal/native.d.ts`.
 
 use super::contract::values::{
-    Bytes, Chunk, Id, JsObject, JsStr, Latin1, OrFalse, SharedF64, Text,
+    Bytes, Chunk, Id, JsObject, JsStr, Latin1, OrFalse, Rest, SharedF64, Text,
 };
 use super::contract::{
     callbacks, constants, exports, js_object, js_record, NamedType, Returns, ToJs,
@@ -16,11 +16,12 @@ use std::net::SocketAddr;
 
 exports! {
     /// Registers the callbacks, the request methods (by parser index) and node's status
-    /// lines ([code, reason] pairs), and the array batches of events share with JS
-    /// (lib/internal/events.js); starts the reactor on this thread.
+    /// lines ([code, reason] pairs), the array batches of events share with JS
+    /// (lib/internal/events.js) and the one ended responses wait in
+    /// (lib/http/response-batch.js); starts the reactor on this thread.
     fn init(Init {
         callbacks: Registered, methods: Vec<Latin1>, status_codes: Vec<(u32, Latin1)>,
-        events: SharedF64
+        events: SharedF64, responses: SharedF64
     }) -> "void" => super::init;
     /// A server; with `same_as_last` it starts with the settings of the last `server_config`
     /// (JS has checked they are the ones it wants).
@@ -78,6 +79,11 @@ exports! {
         id: Id, seq: u32, status: u32, reason: Option<JsStr>, header_lines: JsStr,
         body: Option<Chunk<'a>>, flags: u32, trailers: Option<JsStr>, life: u32
     }) -> "void" => response::respond;
+    /// The responses JS queued during a batch, in the order they ended: each one's numbers
+    /// in the responses array (RESPONSES_START on, RESPONSE_NUMBERS each: connection, seq,
+    /// status or SENT_HEAD, flags, life) and its four values here: reason, header lines (or
+    /// node's head text), body, trailers.
+    fn respond_batch(RespondBatch { values: Rest }) -> "void" => response::respond_batch;
     /// A response whose head node serialized, with its whole body.
     fn send(SendWithHead {
         id: Id, seq: u32, head: JsStr, body: Option<Chunk<'a>>, flags: u32,
@@ -277,6 +283,8 @@ callbacks! {
     direct NewResource => new_resource { sid: f64, id: Id } -> AsyncResource;
     /// The close callback `close_phase(token)` armed.
     direct ClosePhase => on_close_phase { token: f64 } -> ();
+    /// The batch is about to write: JS hands over the responses it queued (`respond_batch`).
+    direct TakeResponses => take_responses {} -> ();
 }
 
 /// The object arguments, for the TypeScript declarations.
@@ -324,6 +332,24 @@ constants! {
     EVENTS_COUNT = 1;
     /// The events array: where the first event starts (its kind, then its numbers).
     EVENTS_START = 2;
+    /// The responses array: how many responses JS has queued (JS writes it).
+    RESPONSES_COUNT = 0;
+    /// The responses array: BATCH_OPEN or BATCH_LAST_READ while the addon runs a batch,
+    /// which takes the queued responses before it writes (the addon writes it); 0 where JS
+    /// must respond at once.
+    RESPONSES_OPEN = 1;
+    /// RESPONSES_OPEN: a batch is open.
+    BATCH_OPEN = 1;
+    /// RESPONSES_OPEN: a batch is open and reads the last connection its poll found ready:
+    /// JS hands its queue over when its tick queue has run (no later read would join it),
+    /// and the batch need not ask.
+    BATCH_LAST_READ = 2;
+    /// The responses array: where the first queued response's numbers start.
+    RESPONSES_START = 2;
+    /// The responses array: the numbers of one response.
+    RESPONSE_NUMBERS = 5;
+    /// respond_batch: in place of a status, the response's head is node's text.
+    SENT_HEAD = -1;
 }
 
 /// What `init` registers: the function events are handed to in batches (`onEvents`, which

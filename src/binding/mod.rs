@@ -105,10 +105,12 @@ fn init(a: crossings::Init) -> Value {
         sys::napi_async_init(env, resource, name, &mut ctx);
     }
     let shared = contexts::Shared::new(env, a.events);
+    let responses = contexts::Shared::new(env, a.responses);
     let js = JsCtx::new(
         env,
         a.callbacks,
         shared,
+        responses,
         napi::reference(env, resource),
         ctx,
     );

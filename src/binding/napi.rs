@@ -50,6 +50,8 @@ pub struct Args {
     pub env: Env,
     pub argv: [Value; MAX_ARGS],
     pub argc: usize,
+    /// Every argument, when the call has more than `MAX_ARGS` (a `Rest` argument's batch).
+    pub all: Vec<Value>,
 }
 
 impl Args {
@@ -75,20 +77,50 @@ impl Args {
                 &mut data,
             );
         }
+        let mut all = Vec::new();
+        if argc > MAX_ARGS {
+            all = vec![ptr::null_mut(); argc];
+            let mut n = argc;
+            // SAFETY: `all` has room for n values, as napi_get_cb_info requires.
+            unsafe {
+                sys::napi_get_cb_info(
+                    env,
+                    info,
+                    &mut n,
+                    all.as_mut_ptr(),
+                    ptr::null_mut(),
+                    ptr::null_mut(),
+                );
+            }
+            all.truncate(n);
+        }
         let a = Args {
             env,
             argv,
-            argc: argc.min(MAX_ARGS),
+            argc,
+            all,
         };
         (a, data)
     }
 
     pub fn get(&self, i: usize) -> Option<Value> {
-        if i < self.argc {
+        if i >= self.argc {
+            None
+        } else if self.all.is_empty() {
             Some(self.argv[i])
         } else {
-            None
+            Some(self.all[i])
         }
+    }
+
+    /// The arguments from `i` on.
+    pub fn from(&self, i: usize) -> &[Value] {
+        let all = if self.all.is_empty() {
+            &self.argv[..self.argc.min(MAX_ARGS)]
+        } else {
+            &self.all[..]
+        };
+        all.get(i..).unwrap_or(&[])
     }
 }
 

@@ -97,36 +97,157 @@ fn queue(env: napi::Env, id: u64, seq: u32, life: u32, res: &Response<'_>, body:
     }
 }
 
+/// Where a response's head comes from: the status and the app's header lines (node's
+/// automatic headers added as the flags say), or node's own head text (writeHead).
+enum HeadFrom {
+    Parts {
+        status: u16,
+        reason: Option<JsStr>,
+        lines: JsStr,
+    },
+    Text(JsStr),
+}
+
+/// One ended response: its head, body and trailers, queued on connection `id`.
+struct Ended<'a> {
+    id: u64,
+    seq: u32,
+    head: HeadFrom,
+    body: Option<Chunk<'a>>,
+    flags: u32,
+    trailers: Option<JsStr>,
+    life: u32,
+}
+
+fn queue_ended(env: napi::Env, e: Ended<'_>) {
+    let trailers = trailers(e.trailers);
+    let trailers = trailers.as_ref().map(|t| t as &dyn Source);
+    match e.head {
+        HeadFrom::Parts {
+            status,
+            reason,
+            lines,
+        } => {
+            let reason = reason.map(|s| text(s, e.flags));
+            let lines = text(lines, e.flags);
+            let res = Response {
+                head: Head::Parts {
+                    status,
+                    reason: reason.as_ref().map(|r| r as &dyn Source),
+                    lines: &lines,
+                },
+                flags: e.flags,
+                trailers,
+            };
+            queue(env, e.id, e.seq, e.life, &res, e.body);
+        }
+        HeadFrom::Text(head) => {
+            let head = text(head, e.flags);
+            let res = Response {
+                head: Head::Text(&head),
+                flags: e.flags,
+                trailers,
+            };
+            queue(env, e.id, e.seq, e.life, &res, e.body);
+        }
+    }
+}
+
 /// `respond`: a whole response in one crossing (node's implicit writeHead + end): status
 /// line, the app's header lines, node's automatic headers as the flags say, the body.
 pub(super) fn respond(a: x::Respond) -> Value {
-    let reason = a.reason.map(|s| text(s, a.flags));
-    let lines = text(a.header_lines, a.flags);
-    let trailers = trailers(a.trailers);
-    let res = Response {
-        head: Head::Parts {
-            status: a.status as u16,
-            reason: reason.as_ref().map(|r| r as &dyn Source),
-            lines: &lines,
-        },
-        flags: a.flags,
-        trailers: trailers.as_ref().map(|t| t as &dyn Source),
+    let head = HeadFrom::Parts {
+        status: a.status as u16,
+        reason: a.reason,
+        lines: a.header_lines,
     };
-    queue(a.env, a.id.0, a.seq, a.life, &res, a.body);
+    let e = Ended {
+        id: a.id.0,
+        seq: a.seq,
+        head,
+        body: a.body,
+        flags: a.flags,
+        trailers: a.trailers,
+        life: a.life,
+    };
+    queue_ended(a.env, e);
     napi::undefined(a.env)
 }
 
 /// `send`: a response whose head node already serialized (writeHead), plus its whole body.
 pub(super) fn send(a: x::SendWithHead) -> Value {
-    let head = text(a.head, a.flags);
-    let trailers = trailers(a.trailers);
-    let res = Response {
-        head: Head::Text(&head),
+    let e = Ended {
+        id: a.id.0,
+        seq: a.seq,
+        head: HeadFrom::Text(a.head),
+        body: a.body,
         flags: a.flags,
-        trailers: trailers.as_ref().map(|t| t as &dyn Source),
+        trailers: a.trailers,
+        life: a.life,
     };
-    queue(a.env, a.id.0, a.seq, a.life, &res, a.body);
+    queue_ended(a.env, e);
     napi::undefined(a.env)
+}
+
+/// The values one queued response passes to `respond_batch`.
+const BATCH_VALUES: usize = 4;
+
+/// `respond_batch`: the responses JS queued during a batch, each as `respond` or `send`
+/// would have taken it. A response whose values do not fit throws, as `respond` would, with
+/// the ones before it queued.
+pub(super) fn respond_batch(a: x::RespondBatch) -> Value {
+    let Some(numbers) = super::contexts::responses() else {
+        return napi::undefined(a.env);
+    };
+    let start = x::RESPONSES_START as usize;
+    let each = x::RESPONSE_NUMBERS as usize;
+    for (i, v) in a.values.0.chunks(BATCH_VALUES).enumerate() {
+        let at = start + i * each;
+        let Some(n) = numbers.get(at..at + each) else {
+            break;
+        };
+        let [id, seq, status, flags, life] = [n[0], n[1], n[2], n[3], n[4]];
+        match ended(a.env, v, id, seq, status, flags as u32, life as u32) {
+            Ok(e) => queue_ended(a.env, e),
+            Err(msg) => return super::contract::refuse(a.env, "respond_batch", &msg),
+        }
+    }
+    napi::undefined(a.env)
+}
+
+/// A queued response from its numbers and its values ([reason, lines or head, body,
+/// trailers]).
+fn ended<'a>(
+    env: napi::Env,
+    v: &[Value],
+    id: f64,
+    seq: f64,
+    status: f64,
+    flags: u32,
+    life: u32,
+) -> Result<Ended<'a>, String> {
+    use super::contract::FromJs;
+    let get = |i: usize| v.get(i).copied();
+    let field = |name: &'static str| move |m: super::contract::Misfit| m.message(name);
+    let text = JsStr::from_js(env, get(1)).map_err(field("headerLines"))?;
+    let head = if status == x::SENT_HEAD as f64 {
+        HeadFrom::Text(text)
+    } else {
+        HeadFrom::Parts {
+            status: status as u16,
+            reason: Option::<JsStr>::from_js(env, get(0)).map_err(field("reason"))?,
+            lines: text,
+        }
+    };
+    Ok(Ended {
+        id: id as u64,
+        seq: seq as u32,
+        head,
+        body: Option::<Chunk>::from_js(env, get(2)).map_err(field("body"))?,
+        flags,
+        trailers: Option::<JsStr>::from_js(env, get(3)).map_err(field("trailers"))?,
+        life,
+    })
 }
 
 /// `finish`: a response written through the socket is complete.

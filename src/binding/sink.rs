@@ -9,7 +9,10 @@
 use super::contexts::{self, with_js};
 use super::contract::values::{Id, Numbers, OrFalse, Text, MAX_EVENT_NUMBERS};
 use super::contract::Invoke;
-use super::crossings::{cb, TlsSession, EVENTS_COUNT, EVENTS_GROUP, EVENTS_START};
+use super::crossings::{
+    cb, TlsSession, BATCH_LAST_READ, BATCH_OPEN, EVENTS_COUNT, EVENTS_GROUP, EVENTS_START,
+    RESPONSES_COUNT, RESPONSES_OPEN,
+};
 use super::encode;
 use super::napi::{self, Env, Value};
 use super::uncaught::uncaught;
@@ -294,6 +297,62 @@ impl Sink for JsSink {
 
     fn released(id: u64) {
         contexts::released(id);
+    }
+
+    fn batch_open(open: bool) -> bool {
+        let Some(slots) = contexts::responses() else {
+            return false;
+        };
+        slots[RESPONSES_OPEN as usize] = if open { BATCH_OPEN as f64 } else { 0.0 };
+        slots[RESPONSES_COUNT as usize] != 0.0
+    }
+
+    fn last_read(last: bool) {
+        if let Some(slots) = contexts::responses() {
+            if slots[RESPONSES_OPEN as usize] != 0.0 {
+                let state = if last { BATCH_LAST_READ } else { BATCH_OPEN };
+                slots[RESPONSES_OPEN as usize] = state as f64;
+            }
+        }
+    }
+
+    fn take_responses() {
+        let queued = contexts::responses().is_some_and(|s| s[RESPONSES_COUNT as usize] != 0.0);
+        if queued {
+            take_responses();
+        }
+    }
+}
+
+/// Calls JS's `takeResponses` (it calls `respond_batch`): a plain call, not a callback of its
+/// own, since it runs no code of the app's and queues no ticks.
+fn take_responses() {
+    let Some(env) = env() else { return };
+    let Some(f) = with_js(|js| js.direct.get(<cb::TakeResponses as Invoke>::INDEX).copied())
+        .flatten()
+        .flatten()
+    else {
+        return;
+    };
+    let mut handles = ptr::null_mut();
+    let mut result = ptr::null_mut();
+    // SAFETY: on the JS thread from a libuv callback (no JS frame below us); f is a live
+    // function held by reference; the handle scope is closed after the call.
+    unsafe {
+        sys::napi_open_handle_scope(env, &mut handles);
+        NATIVE_TO_JS.with(|n| n.set(n.get() + 1));
+        let status = sys::napi_call_function(
+            env,
+            napi::undefined(env),
+            napi::deref(env, f),
+            0,
+            ptr::null(),
+            &mut result,
+        );
+        if status == sys::Status::napi_pending_exception {
+            uncaught(env);
+        }
+        sys::napi_close_handle_scope(env, handles);
     }
 }
 

@@ -28,16 +28,18 @@ use std::time::Duration;
 
 /// Ends the batch when dropped, also when unwinding: a batch left open would cork every
 /// later write of every server on this thread.
-struct BatchGuard {
+struct BatchGuard<S: Sink> {
     outer: bool,
+    sink: std::marker::PhantomData<S>,
 }
 
-impl Drop for BatchGuard {
+impl<S: Sink> Drop for BatchGuard<S> {
     fn drop(&mut self) {
         if self.outer {
+            let kept = S::batch_open(false);
             with(|r| {
                 r.in_batch = false;
-                if !r.deferred.is_empty() || !r.dirty.is_empty() {
+                if kept || !r.deferred.is_empty() || !r.dirty.is_empty() {
                     r.handles.kick();
                 }
             });
@@ -60,12 +62,19 @@ pub fn batch<S: Sink>(f: impl FnOnce()) {
     let Some(outer) = outer else {
         return;
     };
-    let _guard = BatchGuard { outer };
+    let _guard = BatchGuard::<S> {
+        outer,
+        sink: std::marker::PhantomData,
+    };
+    if outer {
+        S::batch_open(true);
+    }
     guarded::<S, _>(None, f);
     if !outer {
         return;
     }
     for _ in 0..64 {
+        guarded::<S, _>(None, S::take_responses);
         with(|r| r.flush_dirty());
         let more = guarded::<S, _>(None, run_deferred::<S>).unwrap_or(true);
         let dirty_left = with(|r| !r.dirty.is_empty()).unwrap_or(false);
@@ -142,7 +151,12 @@ pub fn run_poll<S: Sink>() {
             if ready.is_empty() {
                 break;
             }
-            for (token, readable, writable, closing, hup) in ready {
+            let last = ready.len() - 1;
+            S::last_read(false);
+            for (i, (token, readable, writable, closing, hup)) in ready.into_iter().enumerate() {
+                if i == last {
+                    S::last_read(true);
+                }
                 if token & LISTENER_BIT != 0 {
                     let sid = (token & !LISTENER_BIT) as u32;
                     guarded::<S, _>(None, || accept_all::<S>(sid));

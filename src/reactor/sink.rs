@@ -29,4 +29,16 @@ pub trait Sink: super::secure::SecureSink {
     fn emit(batch: &mut Batch);
     /// Connection `id` is gone: whatever the embedder keeps for it can go.
     fn released(id: u64);
+    /// A batch began (`open`) or ended. While one is open, the embedder may keep the
+    /// responses its code ends and hand them over all at once when asked
+    /// (`take_responses`). Returns, at the end, whether it still keeps some (the batch
+    /// ended without taking them: a panic unwound it).
+    fn batch_open(_open: bool) -> bool {
+        false
+    }
+    /// The batch is about to write: the embedder hands over (`Reactor::respond`) the
+    /// responses it kept.
+    fn take_responses() {}
+    /// The batch reads the last connection its poll found ready (`last`), or polls again.
+    fn last_read(_last: bool) {}
 }

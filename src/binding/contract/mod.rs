@@ -128,19 +128,22 @@ macro_rules! exports {
                     $($crate::binding::contract::from_js::<$fty>(stringify!($field)),)*
                 ];
 
+                /// The last argument takes all the rest (`Rest`).
+                const REST: bool = false
+                    $(|| <$fty as $crate::binding::contract::FromJs>::REST)*;
+
                 #[allow(unused_assignments, unused_mut, unused_variables)]
                 fn read(a: &'a $crate::binding::napi::Args) -> Result<Self, String> {
-                    if a.argc > Self::ARGS.len() {
+                    if !Self::REST && a.argc > Self::ARGS.len() {
                         return Err($crate::binding::contract::too_many(Self::ARGS.len(), a.argc));
                     }
                     let mut i = 0usize;
                     Ok($args {
                         env: a.env,
                         $($field: {
-                            let v = a.get(i);
+                            let v = <$fty as $crate::binding::contract::FromJs>::from_args(a, i);
                             i += 1;
-                            <$fty as $crate::binding::contract::FromJs>::from_js(a.env, v)
-                                .map_err(|m| m.message(&$crate::binding::contract::camel(
+                            v.map_err(|m| m.message(&$crate::binding::contract::camel(
                                     stringify!($field))))?
                         },)*
                         _call: ::std::marker::PhantomData,

@@ -3,7 +3,7 @@
 //! callback gets. Each type knows its TypeScript spelling, so the declarations' types are the
 //! only source of the generated `native.d.ts`.
 
-use super::super::napi::{self, Env, Value};
+use super::super::napi::{self, Args, Env, Value};
 use ::napi::sys;
 use std::ptr;
 
@@ -89,6 +89,30 @@ pub trait FromJs: Sized {
     fn from_js(env: Env, v: Option<Value>) -> Result<Self, Misfit>;
     /// Whether an object field of this type may be absent (`name?:` in TypeScript).
     const OPTIONAL: bool = false;
+    /// Whether an argument of this type takes every argument from its place on (`Rest`).
+    const REST: bool = false;
+    /// The argument at `i` of a call.
+    fn from_args(a: &Args, i: usize) -> Result<Self, Misfit> {
+        Self::from_js(a.env, a.get(i))
+    }
+}
+
+/// The last argument of a call that takes any number of values (`...values: unknown[]`):
+/// a batch passed as arguments, which V8 hands over in one step, where reading a JS array
+/// takes an N-API call per element.
+pub struct Rest(pub Vec<Value>);
+
+impl FromJs for Rest {
+    fn ts() -> String {
+        "...unknown[]".into()
+    }
+    fn from_js(_env: Env, v: Option<Value>) -> Result<Rest, Misfit> {
+        Ok(Rest(v.into_iter().collect()))
+    }
+    const REST: bool = true;
+    fn from_args(a: &Args, i: usize) -> Result<Rest, Misfit> {
+        Ok(Rest(a.from(i).to_vec()))
+    }
 }
 
 /// Where an event's numbers go: the array shared with JS, from `at` on. The caller makes

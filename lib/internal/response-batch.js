@@ -1,0 +1,109 @@
+'use strict';
+// Ended responses handed to the addon once per batch (issue #34 item 1; DESIGN.md,
+// "Responses"). While the addon runs a batch (a read, an accept, a timer: it says so in the
+// responses array), `respond` and `send` queue the response here, and the addon takes the
+// queue (`takeResponses`, one `respondBatch` call) before the batch writes: one JS → native
+// call for the batch's responses instead of one each. Their bytes reach the kernel when they
+// did before, at the batch's end. Outside a batch (a response ended from a timer, or from a
+// promise other I/O settled) a response is handed over at once.
+//
+// Nothing overtakes a queued response: every other call into the addon takes the queue
+// first (`guard`), so a socket write, destroy() or flushAll() at exit after res.end() still
+// comes after its bytes.
+
+/**
+ * The queue over `raw` (the addon) and `numbers` (the Float64Array it shares for this;
+ * `c`: the addon's constants): respond / send as the addon's, and take() hands the queue
+ * over.
+ */
+function makeResponseBatch(raw, numbers, c) {
+  const COUNT = c.RESPONSES_COUNT;
+  const OPEN = c.RESPONSES_OPEN;
+  const START = c.RESPONSES_START;
+  const EACH = c.RESPONSE_NUMBERS;
+  const SENT_HEAD = c.SENT_HEAD;
+  const LAST_READ = c.BATCH_LAST_READ;
+  const MAX = Math.floor((numbers.length - START) / EACH);
+  /** Per response: reason, header lines (or node's head text), body, trailers. */
+  const values = [];
+  let count = 0;
+
+  function take() {
+    if (count === 0) return;
+    count = 0;
+    numbers[COUNT] = 0;
+    try {
+      Reflect.apply(raw.respondBatch, raw, values);
+    } finally {
+      // What was handed over is not kept alive by the queue (a large body until the next
+      // batch).
+      values.length = 0;
+    }
+  }
+
+  function queue(id, seq, status, reason, lines, body, flags, trailers, life) {
+    if (count === MAX) take();
+    const at = START + count * EACH;
+    numbers[at] = id;
+    numbers[at + 1] = seq;
+    numbers[at + 2] = status;
+    numbers[at + 3] = flags;
+    numbers[at + 4] = life;
+    values.push(reason, lines, body, trailers);
+    numbers[COUNT] = ++count;
+  }
+
+  function respond(id, seq, status, reason, lines, body, flags, trailers, life) {
+    if (numbers[OPEN] !== 0) {
+      queue(id, seq, status, reason, lines, body, flags, trailers, life);
+    } else {
+      take();
+      raw.respond(id, seq, status, reason, lines, body, flags, trailers, life);
+    }
+  }
+
+  function send(id, seq, head, body, flags, trailers, life) {
+    if (numbers[OPEN] !== 0) {
+      queue(id, seq, SENT_HEAD, undefined, head, body, flags, trailers, life);
+    } else {
+      take();
+      raw.send(id, seq, head, body, flags, trailers, life);
+    }
+  }
+
+  /** Whether responses wait in the queue. */
+  const waiting = () => count !== 0;
+
+  /**
+   * JS ran what the addon handed it: when that was the last read of the batch's poll, no
+   * later read adds to the queue, and handing it over now spares the batch's call.
+   */
+  function ranAll() {
+    if (count !== 0 && numbers[OPEN] === LAST_READ) take();
+  }
+
+  return { respond, send, take, waiting, ranAll };
+}
+
+/**
+ * The addon as lib/ calls it: `raw` with respond and send queued by `batch`, and every other
+ * function taking the queue first. A wrapper passes the arguments it was given (the addon
+ * refuses a missing or extra one as before).
+ */
+function guard(raw, batch) {
+  const { take, waiting } = batch;
+  const guarded = { ...raw, respond: batch.respond, send: batch.send };
+  for (const name of Object.keys(raw)) {
+    const f = raw[name];
+    if (typeof f !== 'function' || name === 'respond' || name === 'send' ||
+        name === 'respondBatch') continue;
+    guarded[name] = function guarded() {
+      if (waiting()) take();
+      // V8 forwards `arguments` to apply without making the object.
+      return Reflect.apply(f, undefined, arguments);
+    };
+  }
+  return guarded;
+}
+
+module.exports = { makeResponseBatch, guard };
