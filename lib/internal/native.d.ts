@@ -62,7 +62,7 @@ export interface Binding {
   serverRef(sid: number, on: boolean): void;
   serverConns(sid: number, idleOnly: boolean): number[];
   respond(id: number, seq: number, status: number, reason: string | undefined | null, headerLines: string, body: string | Uint8Array | undefined | null, flags: number, trailers: string | undefined | null, life: number): void;
-  respondBatch(...values: unknown[]): void;
+  respondBatch(first: number, ...values: unknown[]): void;
   send(id: number, seq: number, head: string, body: string | Uint8Array | undefined | null, flags: number, trailers: string | undefined | null, life: number): void;
   finish(id: number, seq: number, close: boolean): void;
   raw(id: number, data: string | Uint8Array, latin1: boolean, highWaterMark: number, defer: boolean): number;

@@ -79,11 +79,12 @@ exports! {
         id: Id, seq: u32, status: u32, reason: Option<JsStr>, header_lines: JsStr,
         body: Option<Chunk<'a>>, flags: u32, trailers: Option<JsStr>, life: u32
     }) -> "void" => response::respond;
-    /// The responses JS queued during a batch, in the order they ended: each one's numbers
-    /// in the responses array (RESPONSES_START on, RESPONSE_NUMBERS each: connection, seq,
-    /// status or SENT_HEAD, flags, life) and its four values here: reason, header lines (or
-    /// node's head text), body, trailers.
-    fn respond_batch(RespondBatch { values: Rest }) -> "void" => response::respond_batch;
+    /// Responses JS queued during a batch, in the order they ended, from the `first`-th on:
+    /// each one's numbers in the responses array (RESPONSES_START on, RESPONSE_NUMBERS each:
+    /// connection, seq, status or SENT_HEAD, flags, life) and its four values here: reason,
+    /// header lines (or node's head text), body, trailers.
+    fn respond_batch(RespondBatch { first: u32, values: Rest }) -> "void"
+        => response::respond_batch;
     /// A response whose head node serialized, with its whole body.
     fn send(SendWithHead {
         id: Id, seq: u32, head: JsStr, body: Option<Chunk<'a>>, flags: u32,

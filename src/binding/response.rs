@@ -202,7 +202,7 @@ pub(super) fn respond_batch(a: x::RespondBatch) -> Value {
     let start = x::RESPONSES_START as usize;
     let each = x::RESPONSE_NUMBERS as usize;
     for (i, v) in a.values.0.chunks(BATCH_VALUES).enumerate() {
-        let at = start + i * each;
+        let at = start + (a.first as usize + i) * each;
         let Some(n) = numbers.get(at..at + each) else {
             break;
         };

@@ -114,3 +114,34 @@ for (const size of [16 * 1024, 70000, 1024 * 1024]) {
     until: 2,
   }));
 }
+
+// 40 pipelined requests in one write: more responses than one batch call hands over (16),
+// ended in one batch through each of the addon's response paths (implicit head, writeHead,
+// a head node serialized, a large Buffer body sent from JS memory, HEAD, trailers), in
+// request order and byte for byte as node:http (issue #34 item 1).
+test('40 pipelined requests ended in one batch, every response path', (t) => compare(t, {
+  handler: (req, res) => {
+    const i = Number(req.url.slice(1));
+    switch (i % 6) {
+      case 0: res.end(`plain ${i}\n`); break;
+      case 1:
+        res.writeHead(201, 'Made', { 'Content-Type': 'text/plain', 'X-I': String(i) });
+        res.end(Buffer.from(`head ${i}\n`));
+        break;
+      case 2:
+        res.setHeader('X-Flushed', 'yes');
+        res.flushHeaders();
+        res.end(`flushed ${i}\n`);
+        break;
+      case 3: res.end(Buffer.alloc(20000 + i, 97 + (i % 26))); break;
+      case 4:
+        res.writeHead(200, { 'Transfer-Encoding': 'chunked', Trailer: 'X-T' });
+        res.addTrailers({ 'X-T': String(i) });
+        res.end(`trailed ${i}\n`);
+        break;
+      default: res.statusCode = 204; res.end(); break;
+    }
+  },
+  request: pipelined(40),
+  until: 40,
+}));
