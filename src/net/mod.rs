@@ -1,7 +1,7 @@
 //! Transports: listening sockets (`listener`), accepted connections (`stream`), one step of
 //! reading or writing one of them (`transport`; when to take a step is the reactor's driver's
 //! rule), TLS (`tls`, a session
-//! without I/O; `tls_config`, `tls_pq`, `tls_scope`, `tls_tickets`), and the socket
+//! without I/O; `tls_config`, `tls_scope`, `tls_tickets`), and the socket
 //! calls that differ between operating systems (`sys`, one `cfg` per OS so the rest of the
 //! crate never names a Linux- or macOS-only constant).
 
@@ -14,7 +14,6 @@ pub(crate) mod test_support;
 pub mod tls;
 pub mod tls_config;
 mod tls_hello;
-mod tls_pq;
 mod tls_records;
 pub mod tls_scope;
 pub mod tls_tickets;

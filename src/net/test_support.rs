@@ -36,8 +36,17 @@ pub fn roots() -> RootCertStore {
     roots
 }
 
+/// A client with rustls's ring provider (the crate builds two: none is the process's default).
+fn client_builder(
+    versions: &[&'static rustls::SupportedProtocolVersion],
+) -> rustls::ConfigBuilder<ClientConfig, rustls::WantsVerifier> {
+    ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_protocol_versions(versions)
+        .unwrap()
+}
+
 pub fn client_config(versions: &[&'static rustls::SupportedProtocolVersion]) -> ClientConfig {
-    ClientConfig::builder_with_protocol_versions(versions)
+    client_builder(versions)
         .with_root_certificates(roots())
         .with_no_client_auth()
 }
@@ -46,7 +55,7 @@ pub fn client_config(versions: &[&'static rustls::SupportedProtocolVersion]) -> 
 pub fn client_auth_config(cert: &str, key: &str) -> ClientConfig {
     let chain = vec![CertificateDer::from_pem_slice(&fixture(cert)).unwrap()];
     let key = PrivateKeyDer::from_pem_slice(&fixture(key)).unwrap();
-    ClientConfig::builder_with_protocol_versions(&[&rustls::version::TLS13])
+    client_builder(&[&rustls::version::TLS13])
         .with_root_certificates(roots())
         .with_client_auth_cert(chain, key)
         .unwrap()

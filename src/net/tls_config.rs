@@ -5,7 +5,7 @@
 
 use super::tls_tickets::{NoInternalCache, Ticketer, DEFAULT_TIMEOUT};
 use rustls::client::danger::HandshakeSignatureValid;
-use rustls::crypto::{ring, CryptoProvider, WebPkiSupportedAlgorithms};
+use rustls::crypto::{aws_lc_rs, ring, CryptoProvider, WebPkiSupportedAlgorithms};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
@@ -71,7 +71,23 @@ pub struct TlsContext {
 }
 
 fn provider() -> Arc<CryptoProvider> {
-    Arc::new(ring::default_provider())
+    Arc::new(base_provider())
+}
+
+/// ring's record ciphers with aws-lc-rs's signatures and key exchange: an RSA 2048 signature
+/// (every RSA handshake) costs 245 µs there against ring's 563, an X25519 exchange 32 µs
+/// against 59, as with OpenSSL (one core of this machine, bench/README "Handshakes").
+fn base_provider() -> CryptoProvider {
+    let fast = aws_lc_rs::default_provider();
+    CryptoProvider {
+        kx_groups: vec![
+            aws_lc_rs::kx_group::X25519,
+            aws_lc_rs::kx_group::SECP256R1,
+            aws_lc_rs::kx_group::SECP384R1,
+        ],
+        key_provider: fast.key_provider,
+        ..ring::default_provider()
+    }
 }
 
 /// tls.DEFAULT_CIPHERS's suites that rustls has, in its order (its HIGH brings the ChaCha20
@@ -90,7 +106,7 @@ const NODE_DEFAULT_SUITES: [&str; 9] = [
 
 /// The provider with the spec's suites and groups.
 fn provider_for(spec: &TlsSpec) -> Result<CryptoProvider, String> {
-    let mut p = ring::default_provider();
+    let mut p = base_provider();
     let names: Vec<&str> = if spec.ciphers.is_empty() {
         NODE_DEFAULT_SUITES.to_vec()
     } else {
@@ -113,10 +129,10 @@ fn provider_for(spec: &TlsSpec) -> Result<CryptoProvider, String> {
             .groups
             .iter()
             .map(|name| match name.as_str() {
-                "X25519MLKEM768" => Ok(super::tls_pq::X25519MLKEM768),
-                "X25519" => Ok(ring::kx_group::X25519),
-                "P-256" => Ok(ring::kx_group::SECP256R1),
-                "P-384" => Ok(ring::kx_group::SECP384R1),
+                "X25519MLKEM768" => Ok(aws_lc_rs::kx_group::X25519MLKEM768),
+                "X25519" => Ok(aws_lc_rs::kx_group::X25519),
+                "P-256" => Ok(aws_lc_rs::kx_group::SECP256R1),
+                "P-384" => Ok(aws_lc_rs::kx_group::SECP384R1),
                 _ => Err(format!("unknown group {name}")),
             })
             .collect::<Result<_, _>>()?;
@@ -191,7 +207,8 @@ fn key(bytes: &[u8]) -> Result<PrivateKeyDer<'static>, String> {
 /// SSL_CTX_check_private_key: node throws "key values mismatch").
 pub fn certified_key(cert: &[u8], key_bytes: &[u8]) -> Result<Arc<CertifiedKey>, String> {
     let chain = certs(cert)?;
-    let signer = ring::sign::any_supported_type(&key(key_bytes)?).map_err(|e| e.to_string())?;
+    let signer =
+        aws_lc_rs::sign::any_supported_type(&key(key_bytes)?).map_err(|e| e.to_string())?;
     let ck = CertifiedKey::new(chain, signer);
     // Only a key that is not the certificate's is refused: a certificate webpki cannot parse
     // (X.509 v1, as some of node's test fixtures are) is OpenSSL's to serve all the same.
