@@ -2,8 +2,8 @@
 // Ended responses handed to the addon once per batch (issue #34 item 1; DESIGN.md,
 // "Responses"). While the addon runs a batch (a read, an accept, a timer: it says so in the
 // responses array), `respond` and `send` queue the response here, and the addon takes the
-// queue (`takeResponses`, one `respondBatch` call) before the batch writes: one JS → native
-// call for the batch's responses instead of one each. Their bytes reach the kernel when they
+// queue (`takeResponses`: `respondBatch` calls of up to 16 responses) before the batch
+// writes, one JS → native call for the batch's responses instead of one each. Their bytes reach the kernel when they
 // did before, at the batch's end. Outside a batch (a response ended from a timer, or from a
 // promise other I/O settled) a response is handed over at once.
 //
@@ -18,9 +18,10 @@ const PER_CALL = 16;
 
 /**
  * hand(respondBatch, values, n): calls respondBatch with the first n responses' values as
- * its arguments, PER_CALL responses a call, each call after the index of its first one. Made once at load as a switch of calls with as
- * many arguments as the responses have values: Reflect.apply would need an array of exactly
- * that length (a new one per batch, +30 B of heap per response measured at 64 connections).
+ * its arguments, PER_CALL responses a call, each call after the index of its first response.
+ * Made once at load as a switch of calls with as many arguments as the responses have
+ * values: Reflect.apply would need an array of exactly that length (a new one per batch,
+ * +30 B of heap per response measured at 64 connections).
  */
 const hand = (() => {
   const cases = [];
