@@ -187,3 +187,9 @@ test('a handler that disagrees with its callback, or an unknown constant, fails 
     assert.match(r.out, /Property 'length' does not exist on type 'number'/);
     assert.match(r.out, /'NO_SUCH' is not in require/);
   });
+
+test('respondBatch refuses responses past its array instead of dropping them', { timeout: 10000 }, () => {
+  require('..'); // registers the array with the addon
+  typeError(() => binding.respondBatch(1e6, undefined, '', undefined, undefined),
+    /respondBatch\(\): response 1000000 is past the responses array/);
+});

@@ -204,7 +204,12 @@ pub(super) fn respond_batch(a: x::RespondBatch) -> Value {
     for (i, v) in a.values.0.chunks(BATCH_VALUES).enumerate() {
         let at = start + (a.first as usize + i) * each;
         let Some(n) = numbers.get(at..at + each) else {
-            break;
+            // More responses than the array has numbers for: refused, never dropped unseen.
+            let msg = format!(
+                "response {} is past the responses array",
+                a.first as usize + i
+            );
+            return super::contract::refuse(a.env, "respond_batch", &msg);
         };
         let [id, seq, status, flags, life] = [n[0], n[1], n[2], n[3], n[4]];
         match ended(a.env, v, id, seq, status, flags as u32, life as u32) {
