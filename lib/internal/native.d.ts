@@ -85,7 +85,7 @@ export interface Binding {
   watch(id: number, on: boolean): boolean;
   info(id: number): SocketAddresses | undefined;
   ioStats(id: number): [bytesRead: number, bytesWritten: number, queued: number] | undefined;
-  stats(): [serversCreated: number, connectionsAccepted: number, requestsDispatched: number, tlsHandshakes: number];
+  stats(): [serversCreated: number, connectionsAccepted: number, requestsDispatched: number, tlsHandshakes: number, driver: string];
   counters(): [nativeToJs: number, jsToNative: number, writeCalls: number, readCalls: number];
   readonly flags: Flags;
   readonly constants: Constants;

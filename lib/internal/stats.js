@@ -20,7 +20,7 @@ let written = false;
 function write(file) {
   if (written) return;
   written = true;
-  let native = [0, 0, 0, 0];
+  let native = [0, 0, 0, 0, 'epoll'];
   try {
     native = require('./native').binding.stats();
   } catch {}
@@ -37,6 +37,7 @@ function write(file) {
     httpsFallbackReasons: { ...httpsFallbackReasons },
     // Handshakes the addon completed.
     tlsHandshakes: native[3] ?? 0,
+    driver: native[4] ?? 'epoll',
   };
   try {
     fs.appendFileSync(file, JSON.stringify(line) + '\n');

@@ -131,7 +131,7 @@ exports! {
         -> "[bytesRead: number, bytesWritten: number, queued: number] | undefined"
         => socket::io_stats;
     fn stats(Stats {}) -> "[serversCreated: number, connectionsAccepted: number, \
-        requestsDispatched: number, tlsHandshakes: number]" => super::stats, uncounted;
+        requestsDispatched: number, tlsHandshakes: number, driver: string]" => super::stats, uncounted;
     fn counters(Counters {})
         -> "[nativeToJs: number, jsToNative: number, writeCalls: number, readCalls: number]"
         => super::counters, uncounted;

@@ -144,9 +144,11 @@ unsafe extern "C" fn cleanup(_arg: *mut std::ffi::c_void) {
     });
 }
 
-// stats() -> [serversCreated, connectionsAccepted, requestsDispatched, tlsHandshakes]
+// stats() -> [serversCreated, connectionsAccepted, requestsDispatched, tlsHandshakes,
+// driver]: the driver plain connections get ('io_uring' or 'epoll').
 fn stats(a: crossings::Stats) -> Value {
     let s = reactor::with(|r| r.stats()).unwrap_or_default();
+    let driver = reactor::with(|r| r.driver_name()).unwrap_or("epoll");
     napi::array(
         a.env,
         &[
@@ -154,6 +156,7 @@ fn stats(a: crossings::Stats) -> Value {
             napi::f64v(a.env, s.connections_accepted as f64),
             napi::f64v(a.env, s.requests_dispatched as f64),
             napi::f64v(a.env, s.tls_handshakes as f64),
+            napi::utf8(a.env, driver),
         ],
     )
 }

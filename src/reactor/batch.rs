@@ -36,8 +36,12 @@ impl Reactor {
     /// Writes every connection written during the batch.
     pub(super) fn flush_dirty(&mut self) {
         let dirty = std::mem::take(&mut self.dirty);
-        for &id in &dirty {
-            self.flush(id, false);
+        if self.ring.is_some() {
+            self.ring_flush(&dirty);
+        } else {
+            for &id in &dirty {
+                self.flush(id, false);
+            }
         }
         if self.dirty.is_empty() {
             self.dirty = dirty;

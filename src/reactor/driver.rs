@@ -5,6 +5,7 @@
 //! own, as net.Socket's handle would. Every callback is an `extern "C"` edge: nothing unwinds
 //! through it.
 
+use super::completions;
 use super::event_loop::EventLoop;
 use super::readiness::{batch, run_poll, run_yielded};
 use super::sink::Sink;
@@ -157,6 +158,15 @@ pub unsafe fn install<S: Sink>(
         return Err(std::io::Error::other("no libuv loop"));
     }
     let poll = Poll::new()?;
+    let ring = completions::choose()?;
+    if let Some(ring) = ring.as_ref() {
+        let fd = ring.fd();
+        poll.registry().register(
+            &mut mio::unix::SourceFd(&fd),
+            mio::Token(completions::RING_TOKEN),
+            mio::Interest::READABLE,
+        )?;
+    }
     let fd = poll.as_raw_fd();
     let handles = UvLoop {
         uv_loop: lp,
@@ -186,6 +196,7 @@ pub unsafe fn install<S: Sink>(
     }
     let mut r = Box::new(Reactor::new(poll, Box::new(handles), methods));
     r.status_lines = status_lines;
+    r.ring = ring;
     // SAFETY: uv_version only reads a constant of the running libuv.
     r.hup_is_eof = unsafe { uv::uv_version() } < uv::UV_1_52;
     REACTOR.with(|c| c.set(Box::into_raw(r)));

@@ -66,7 +66,14 @@ impl Reactor {
         }
         let id = self.conns.vacant_id()?;
         let token = Token(slots::index_of(id));
-        let interest = Interest::READABLE | Interest::WRITABLE;
+        // The completion driver reads plain connections: epoll tells only when a full
+        // socket takes bytes again.
+        let ring = self.ring.is_some() && !secure;
+        let interest = if ring {
+            Interest::WRITABLE
+        } else {
+            Interest::READABLE | Interest::WRITABLE
+        };
         if self
             .poll
             .registry()
@@ -97,6 +104,14 @@ impl Reactor {
             if let Some(c) = self.conn(id) {
                 c.http.req_start = 0;
             }
+        }
+        if ring && !self.ring_adopt(id) {
+            // The ring took no receive (its queue is full, or it failed): this connection
+            // is the readiness driver's from the start.
+            let c = self.conns.get_mut(id)?;
+            c.flags &= !C_RING;
+            let both = Interest::READABLE | Interest::WRITABLE;
+            let _ = self.poll.registry().reregister(&mut c.stream, token, both);
         }
         self.add_ref(1);
         self.stats.connections_accepted += 1;
@@ -177,7 +192,7 @@ impl Reactor {
         c.http.out.clear();
         let notify = c.flags & C_JS_WATCH != 0 || c.http.inflight > 0 || c.http.is_upgraded();
         let sid = c.server;
-        self.leave(&mut c);
+        self.leave(id, &mut c);
         drop(c);
         if notify {
             self.defer(Deferred::Close(id, errno));
@@ -194,15 +209,22 @@ impl Reactor {
     pub(super) fn release_socket(&mut self, id: u64) -> Option<RawFd> {
         let mut c = self.conns.remove(id)?;
         let sid = c.server;
-        self.leave(&mut c);
+        self.leave(id, &mut c);
         let fd = c.stream.into_raw_fd();
         self.released(id, sid);
         Some(fd)
     }
 
-    /// A connection removed from the table stops being polled and holding the loop.
-    fn leave(&mut self, c: &mut Connection) {
+    /// A connection removed from the table stops being polled, received and holding the
+    /// loop. Its receive is cancelled before the socket closes: an armed receive holds the
+    /// socket open in the kernel (no FIN) until it ends.
+    fn leave(&mut self, id: u64, c: &mut Connection) {
         let _ = self.poll.registry().deregister(&mut c.stream);
+        if c.flags & C_RECV_ARMED != 0 && c.flags & C_RECV_CANCELLING == 0 {
+            if let Some(ring) = self.ring.as_mut() {
+                let _ = ring.cancel(id);
+            }
+        }
         if c.flags & C_HOLDS_REF != 0 {
             self.add_ref(-1);
         }

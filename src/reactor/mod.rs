@@ -8,7 +8,7 @@
 //! of a connection or a server: the embedder's only way to change their state), `slots`
 //! (connection ids), `readiness` (the driver: the only code that reads and writes sockets,
 //! by epoll readiness's rules, and calls the rooms' entry points: bytes arrived, end of
-//! input, bytes written, errors), `io` (a connection's life: admitted, its output's
+//! input, bytes written, errors; `completions` its io_uring sibling for plain connections), `io` (a connection's life: admitted, its output's
 //! progress, its end), `http` (input through the HTTP/1 state machine to events), `secure`
 //! (the TLS room: what a session reports and what JS answers it; `secure_setup` the context
 //! and session a new connection gets), `events` and `delivery` (what JS is told, in groups),
@@ -18,6 +18,7 @@
 
 pub mod batch;
 pub mod commands;
+pub mod completions;
 pub mod delivery;
 pub mod driver;
 pub mod event_loop;

@@ -13,6 +13,7 @@
 //! points.
 
 use super::batch::guarded;
+use super::completions;
 use super::delivery::Group;
 use super::events::{Batch, Event};
 use super::http;
@@ -76,7 +77,12 @@ pub fn batch<S: Sink>(f: impl FnOnce()) {
     for _ in 0..64 {
         guarded::<S, _>(None, S::take_responses);
         with(|r| r.flush_dirty());
-        let more = guarded::<S, _>(None, run_deferred::<S>).unwrap_or(true);
+        let mut more = guarded::<S, _>(None, run_deferred::<S>).unwrap_or(true);
+        // Receives the sends met in the ring's queue: no readiness edge announces them.
+        if completions::pending() {
+            completions::reap::<S>(false);
+            more = true;
+        }
         let dirty_left = with(|r| !r.dirty.is_empty()).unwrap_or(false);
         if !more && !dirty_left {
             break;
@@ -110,7 +116,9 @@ fn run_deferred<S: Sink>() -> bool {
                     r.conn(id).map(|c| {
                         c.flags & C_READ_PAUSED == 0
                             && !c.http.throttled
-                            && (c.has(C_READ_PENDING) || !c.http.rbuf.is_empty())
+                            && (c.has(C_READ_PENDING)
+                                || !c.http.rbuf.is_empty()
+                                || c.flags & (C_RING | C_RECV_ARMED) == C_RING)
                     })
                 })
                 .flatten()
@@ -157,15 +165,23 @@ pub fn run_poll<S: Sink>() {
                 if i == last {
                     S::last_read(true);
                 }
+                if token == completions::RING_TOKEN {
+                    completions::reap::<S>(i == last);
+                    continue;
+                }
                 if token & LISTENER_BIT != 0 {
                     let sid = (token & !LISTENER_BIT) as u32;
                     guarded::<S, _>(None, || accept_all::<S>(sid));
                     continue;
                 }
-                let Some(id) = with(|r| r.conns.id_at(token)).flatten() else {
+                let Some((id, ring)) = with(|r| {
+                    let id = r.conns.id_at(token)?;
+                    Some((id, r.conns.get(id)?.has(C_RING)))
+                })
+                .flatten() else {
                     continue;
                 };
-                if hup {
+                if hup && !ring {
                     with(|r| r.conn(id).map(|c| c.flags |= C_HUP));
                 }
                 if writable {
@@ -175,7 +191,7 @@ pub fn run_poll<S: Sink>() {
                         }
                     });
                 }
-                if readable {
+                if readable && !ring {
                     read_guarded::<S>(id, closing);
                 }
             }
@@ -199,6 +215,10 @@ pub fn run_yielded<S: Sink>() {
 
 /// Reads a connection inside its own panic guard.
 pub fn read_guarded<S: Sink>(id: u64, drain: bool) {
+    if with(|r| r.conns.get(id).map(|c| c.has(C_RING))).flatten() == Some(true) {
+        completions::resume::<S>(id);
+        return;
+    }
     guarded::<S, _>(Some(id), || read_conn::<S>(id, drain));
 }
 
@@ -289,19 +309,20 @@ pub(super) fn read_conn<S: Sink>(id: u64, drain: bool) {
             http::input_ended(&mut g, id);
             return;
         }
-        if short && !drain {
+        if short {
+            if drain {
+                // libuv ends a read at a short one: a FIN that came with the bytes is read on
+                // the loop's next turn, after the ticks, immediates and timers the request's
+                // handler queued (node answers a request whose FIN came with it,
+                // test/driver.test.js).
+                with(|r| r.yield_read(id));
+            }
             return;
         }
     }
     // Still readable after READS_PER_EVENT reads: yield to the rest of the event loop
     // (timers, other I/O) and continue on its next turn.
-    with(|r| {
-        if let Some(c) = r.conn(id) {
-            c.flags |= C_READ_PENDING;
-        }
-        r.yielded.push(id);
-        r.handles.start_idle();
-    });
+    with(|r| r.yield_read(id));
     // Output goes at the batch's end. A process that dies before (a throw, a rejection,
     // process.exit()) sends it from the uncaught-exception path and the exit hook, as
     // node:http has sent it (test/liveness.test.js). Flushing here, before the read's ticks,

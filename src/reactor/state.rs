@@ -54,6 +54,13 @@ pub const C_DISCARD_BODY: u32 = 1 << 9;
 /// `Reactor::hup_is_eof`: a read shorter than the buffer is then the end of the input, and
 /// the error the socket holds is not read.
 pub const C_HUP: u32 = 1 << 10;
+/// The completion driver reads this connection (`super::completions`): it is in the poll
+/// set for WRITABLE edges only.
+pub const C_RING: u32 = 1 << 11;
+/// A multishot receive is in flight (until the completion that says it ended).
+pub const C_RECV_ARMED: u32 = 1 << 12;
+/// ...and its cancellation was asked for.
+pub const C_RECV_CANCELLING: u32 = 1 << 13;
 
 /// A connection: its transport, its HTTP/1 state and the reactor's bookkeeping.
 pub struct Connection {
@@ -145,6 +152,10 @@ pub struct Reactor {
     /// input (uv__stream_io), so node:http sees a request followed at once by a reset as
     /// EOF; later libuv reads on and reports the reset (ECONNRESET).
     pub(super) hup_is_eof: bool,
+    /// The completion driver's ring, where the kernel offers one (`super::completions`).
+    pub(super) ring: Option<Box<crate::net::uring::Ring>>,
+    /// Its completions being handled (memory kept between reaps).
+    pub(super) ring_completions: Vec<crate::net::uring::Received>,
 }
 
 thread_local! {
@@ -191,6 +202,8 @@ impl Reactor {
             in_batch: false,
             now: 0,
             hup_is_eof: false,
+            ring: None,
+            ring_completions: Vec::new(),
         }
     }
 
@@ -273,6 +286,15 @@ impl Reactor {
         } else {
             self.flush(id, false);
         }
+    }
+
+    /// Reads connection `id` again on the loop's next turn (`readiness::run_yielded`).
+    pub(super) fn yield_read(&mut self, id: u64) {
+        if let Some(c) = self.conn(id) {
+            c.flags |= C_READ_PENDING;
+        }
+        self.yielded.push(id);
+        self.handles.start_idle();
     }
 
     /// JS paused or resumed reading (req.pause / a full socket buffer).
