@@ -1,16 +1,17 @@
 //! The readiness driver: the reactor inside one uv_poll on mio's epoll (`super::driver` is the
-//! libuv side). It alone reads and writes sockets, by readiness's rules: the registration is
-//! edge-triggered, so a read goes on until the socket would block, but a read shorter than
-//! the buffer means the receive queue was seen empty (one recv per request: it reads on only
-//! when the event said the peer closed or errored); a hang-up after a short read is the end
+//! libuv side). It reads and writes TLS connections, and plain ones where there is no ring
+//! (`super::completions`, the io_uring sibling, reads those otherwise), by readiness's rules:
+//! the registration is edge-triggered, so a read goes on until the socket would block, but a
+//! read shorter than the buffer means the receive queue was seen empty (one recv per
+//! request); when the event said the peer closed or errored, the read after a short one
+//! waits for the loop's next turn, as libuv's does; a hang-up after a short read is the end
 //! of the input where libuv before 1.52 takes it so; a connection still readable after
 //! `READS_PER_EVENT` reads yields to the rest of the loop; writes go until the socket would
-//! block, then wait for a WRITABLE edge. What it reads and writes goes to and comes from
-//! the reactor's rooms through their entry points: bytes arrived (`http::input`), end of
-//! input (`http::input_ended`), n bytes written (`Reactor::wrote`), a written-out queue
-//! (`Reactor::output_done`), an error (`Reactor::close_conn`). A completion driver
-//! (io_uring, libuv streams) would be a sibling of this module, calling the same entry
-//! points.
+//! block, then wait for a WRITABLE edge (for the ring's connections too). What it reads and
+//! writes goes to and comes from the reactor's rooms through their entry points: bytes
+//! arrived (`http::input`), end of input (`http::input_ended`), n bytes written
+//! (`Reactor::wrote`), a written-out queue (`Reactor::output_done`), an error
+//! (`Reactor::close_conn`). It also runs every batch (`batch`), whichever driver read.
 
 use super::batch::guarded;
 use super::completions;
