@@ -7,6 +7,7 @@
 
 pub mod listener;
 pub mod pkcs12;
+mod received;
 pub mod stream;
 mod sys;
 #[cfg(test)]

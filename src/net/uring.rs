@@ -12,6 +12,8 @@ use std::alloc::{self, Layout};
 use std::io;
 use std::os::fd::RawFd;
 
+pub use super::received::Received;
+
 /// Bytes per provided receive buffer: what one completion carries at most, libuv's 64 KiB
 /// read (a request's body reaches JS in node's chunks: how full its buffer is after one read
 /// is observable, test/parity-conn.test.js).
@@ -30,16 +32,6 @@ const CQ_ENTRIES: u32 = 8192;
 const SEND_TAG: u64 = 1 << 63;
 /// `user_data` of a cancellation.
 const CANCEL_TAG: u64 = 1 << 62;
-
-/// One completion of a receive: the connection, the result (bytes, 0 for the end of the
-/// input, or -errno), the buffer it filled, and whether the multishot goes on.
-#[derive(Clone, Copy, Debug)]
-pub struct Received {
-    pub id: u64,
-    pub result: i32,
-    pub buffer: Option<u16>,
-    pub more: bool,
-}
 
 pub struct Ring {
     ring: std::mem::ManuallyDrop<IoUring>,

@@ -4,13 +4,7 @@
 use std::io;
 use std::os::fd::RawFd;
 
-#[derive(Clone, Copy, Debug)]
-pub struct Received {
-    pub id: u64,
-    pub result: i32,
-    pub buffer: Option<u16>,
-    pub more: bool,
-}
+pub use super::received::Received;
 
 pub enum Ring {}
 
