@@ -185,6 +185,29 @@ class DecidedHead {
 }
 
 /**
+ * Heads end() has sent, for the next writeHead() to fill: one per response was 48 B of the
+ * JS heap a hello response allocates. Bounded: a burst of heads kept at once leaves no more
+ * than this many behind.
+ */
+const spareHeads = [];
+const SPARE_HEADS = 64;
+
+function keptHead(reason, lines, flags) {
+  if (spareHeads.length === 0) return new DecidedHead(reason, lines, flags);
+  const h = spareHeads.pop();
+  h.reason = reason;
+  h.lines = lines;
+  h.flags = flags;
+  return h;
+}
+
+/** A head writeHead() kept, back once end() sent it and nothing refers to it. */
+function releaseHead(h) {
+  h.lines = null;
+  if (spareHeads.length < SPARE_HEADS) spareHeads.push(h);
+}
+
+/**
  * The one decision in the making, reused: a HeadDecision per response was 144 B of the
  * 2.2 KB of JS heap a hello response allocated. A header value's toString() may decide
  * another response's head meanwhile; that one gets a fresh decision (`deciding`).
@@ -229,7 +252,7 @@ function head(res, headers, fromObject, reasonGiven, keep) {
     if (shared) deciding = false;
   }
   applyHead(res, d);
-  return keep || !shared ? new DecidedHead(d.reason, d.lines, d.flags) : d;
+  return keep || !shared ? keptHead(d.reason, d.lines, d.flags) : d;
 }
 
 /**
@@ -440,5 +463,5 @@ function headLength(res, head) {
 }
 
 module.exports = {
-  implicitHead, explicitHead, headText, headLength, bodyFlags, checkName, checkValue,
+  implicitHead, explicitHead, headText, headLength, bodyFlags, checkName, checkValue, releaseHead,
 };

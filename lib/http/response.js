@@ -13,7 +13,7 @@ const {
 const { binding } = require('../internal/native');
 const { kId, kSeq, kProgress, kMode, kState, kHead, kConn } = require('../internal/symbols');
 const {
-  implicitHead, explicitHead, headText, headLength, bodyFlags, checkName, checkValue,
+  implicitHead, explicitHead, headText, headLength, bodyFlags, checkName, checkValue, releaseHead,
 } = require('./response-head');
 const {
   R_NO_BODY, R_FRAME, R_UTF8_HEAD, L_CLOSE_AFTER, L_TENTATIVE,
@@ -240,6 +240,7 @@ ServerResponse.prototype.end = function end(chunk, encoding, callback) {
   if (head === false) return nodeEnd.call(this, chunk, encoding, callback);
   const flags = writeNative(this, socket[kId], head, body, waiting);
   if (waiting) holdWaiting(this, head, chunk, encoding, flags);
+  releaseKept(this, head);
   return endAfterNative(this, socket, waiting, callback);
 };
 
@@ -282,6 +283,14 @@ function writeNative(res, id, head, body, waiting) {
   // The addon framed the body already: node's end() must not write the last chunk again.
   res.chunkedEncoding = false;
   return flags;
+}
+
+/** writeHead()'s kept head, once sent: the next writeHead() reuses it. */
+function releaseKept(res, head) {
+  if (head !== null && head === res[kHead]) {
+    res[kHead] = null;
+    releaseHead(head);
+  }
 }
 
 /**
