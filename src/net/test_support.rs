@@ -80,3 +80,48 @@ pub fn hello_naming(name: &[u8]) -> Vec<u8> {
     bytes[at..at + name.len()].copy_from_slice(name);
     bytes
 }
+
+/// Counts the heap bytes each thread holds, so a test can see what one connection keeps
+/// (the lib's tests run on many threads; a thread's own count is not disturbed by them).
+struct Counting;
+
+thread_local! {
+    static LIVE: std::cell::Cell<isize> = const { std::cell::Cell::new(0) };
+}
+
+fn count(delta: isize) {
+    // During a thread's teardown the count is gone: nothing measures then.
+    let _ = LIVE.try_with(|l| l.set(l.get() + delta));
+}
+
+// SAFETY: every call forwards to the system allocator with the caller's arguments unchanged;
+// the count is a thread-local Cell that allocates nothing.
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        count(layout.size() as isize);
+        // SAFETY: the caller's contract for `alloc` is passed on as is.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        count(-(layout.size() as isize));
+        // SAFETY: `ptr` came from this allocator (System) with `layout`.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, size: usize) -> *mut u8 {
+        // SAFETY: `ptr` came from this allocator (System) with `layout`; the caller
+        // guarantees `size` is valid for it.
+        let p = unsafe { std::alloc::System.realloc(ptr, layout, size) };
+        if !p.is_null() {
+            count(size as isize - layout.size() as isize);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+/// Heap bytes this thread allocated and has not freed.
+pub fn live_bytes() -> isize {
+    LIVE.with(|l| l.get())
+}

@@ -16,6 +16,15 @@ use rustls::ServerConnection;
 use std::io::{self, ErrorKind, IoSlice, Read, Write};
 use std::sync::Arc;
 
+/// A source with nothing to read yet.
+struct WouldBlock;
+
+impl Read for WouldBlock {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        Err(ErrorKind::WouldBlock.into())
+    }
+}
+
 /// Most plaintext + ciphertext rustls holds for output before writes report a full buffer
 /// (a peer that never reads costs this much, as the plain path's socket buffer does).
 pub const BUFFER_LIMIT: usize = 64 * 1024;
@@ -453,6 +462,17 @@ impl TlsSession {
     /// The caller took plaintext and left what `next` said after it for its next read.
     pub fn hold_next(&mut self) {
         self.held = true;
+    }
+
+    /// Gives back the input buffer a large record grew, once every record in it was taken.
+    /// rustls keeps its record buffer at the size the last records needed (a 16 KiB record
+    /// leaves about 18 KiB) until its next read, which shrinks it to 4 KiB when it holds no
+    /// partial record: on an idle keep-alive connection that next read may be hours away.
+    /// A read from a source that would block is that shrink and nothing else.
+    pub fn release_input(&mut self) {
+        if self.sni.is_none() && self.announced && !self.hand_off {
+            let _ = self.conn.read_tls(&mut WouldBlock);
+        }
     }
 
     /// What `hold_next` left is still to be taken.

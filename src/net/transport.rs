@@ -128,6 +128,7 @@ fn read_secure<S: Read + Write>(
         // Without plaintext the socket is read again: a FIN (or an error) that came with the
         // last bytes raises no new edge, and only a read sees it.
         if drained && filled > 0 {
+            t.release_input();
             return Ok(Got::Bytes(filled));
         }
         let read = t.read_tls(&mut ShortRead {
