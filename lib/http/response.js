@@ -13,7 +13,7 @@ const {
 const { binding } = require('../internal/native');
 const { kId, kSeq, kProgress, kMode, kState, kHead, kConn } = require('../internal/symbols');
 const {
-  implicitHead, explicitHead, headText, headLength, bodyFlags, checkName, checkValue, releaseHead,
+  implicitHead, explicitHead, headText, headLength, bodyFlags, checkName, checkValue, lowerName,
 } = require('./response-head');
 const {
   R_NO_BODY, R_FRAME, R_UTF8_HEAD, L_CLOSE_AFTER, L_TENTATIVE,
@@ -62,6 +62,8 @@ function endedNatively(res) {
 const NodeResponseProto = NodeServerResponse.prototype;
 const nodeWriteHead = NodeResponseProto.writeHead;
 const nodeSetHeader = NodeResponseProto.setHeader;
+const nodeGetHeader = NodeResponseProto.getHeader;
+const nodeHasHeader = NodeResponseProto.hasHeader;
 const nodeSend = NodeResponseProto._send;
 
 // APM agents and spies wrap node's ServerResponse.prototype.writeHead / end and
@@ -161,8 +163,25 @@ ServerResponse.prototype.setHeader = function setHeader(name, value) {
   checkValue(name, value);
   let headers = this[kOutHeaders];
   if (headers === null) this[kOutHeaders] = headers = new Store();
-  headers[name.toLowerCase()] = [name, value];
+  headers[lowerName(name)] = [name, value];
   return this;
+};
+
+/** node's getHeader, with the name's lower case remembered. */
+ServerResponse.prototype.getHeader = function getHeader(name) {
+  const current = NodeResponseProto.getHeader;
+  if (current !== nodeGetHeader || typeof name !== 'string') return current.call(this, name);
+  const headers = this[kOutHeaders];
+  if (headers === null) return undefined;
+  return headers[lowerName(name)]?.[1];
+};
+
+/** node's hasHeader, with the name's lower case remembered. */
+ServerResponse.prototype.hasHeader = function hasHeader(name) {
+  const current = NodeResponseProto.hasHeader;
+  if (current !== nodeHasHeader || typeof name !== 'string') return current.call(this, name);
+  const headers = this[kOutHeaders];
+  return headers !== null && !!headers[lowerName(name)];
 };
 
 ServerResponse.prototype._send = function _send(data, encoding, callback, byteLength) {
@@ -240,7 +259,6 @@ ServerResponse.prototype.end = function end(chunk, encoding, callback) {
   if (head === false) return nodeEnd.call(this, chunk, encoding, callback);
   const flags = writeNative(this, socket[kId], head, body, waiting);
   if (waiting) holdWaiting(this, head, chunk, encoding, flags);
-  releaseKept(this, head);
   return endAfterNative(this, socket, waiting, callback);
 };
 
@@ -283,14 +301,6 @@ function writeNative(res, id, head, body, waiting) {
   // The addon framed the body already: node's end() must not write the last chunk again.
   res.chunkedEncoding = false;
   return flags;
-}
-
-/** writeHead()'s kept head, once sent: the next writeHead() reuses it. */
-function releaseKept(res, head) {
-  if (head !== null && head === res[kHead]) {
-    res[kHead] = null;
-    releaseHead(head);
-  }
 }
 
 /**

@@ -4,7 +4,6 @@
 // by the addon; native-events.js calls it. No per-request closures: listeners are shared
 // functions using `this`.
 const { nextTick } = require('../internal/scheduling');
-const { nextTickWith } = require('../internal/tick-with');
 const {
   F_HTTP11, F_KEEP_ALIVE, F_UPGRADE, F_EXPECT_CONTINUE,
   F_EXPECT_OTHER, F_BODY_DONE, F_HOST, F_CONTENT_LENGTH, F_CHUNKED, F_INVALID_TE,
@@ -329,7 +328,7 @@ function resOnFinish() {
   const owner = socket._httpMessage === res;
   if (owner) detachSocket(res, socket);
   clearIncoming(req, socket);
-  nextTickWith(emitCloseNT, res);
+  nextTick(emitCloseNT, res);
   if (!endedNatively(res)) {
     // Written through the socket (node's own path): tell the addon the response is over.
     binding.finish(socket[kId], res[kSeq], !!res._last);
