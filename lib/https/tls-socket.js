@@ -193,10 +193,10 @@ const major = Number(process.versions.node.split('.')[0]);
 const SNI_KEPT_ON_RESUME = major === 22 || major === 24;
 
 /**
- * Gives `socket` the TLSSocket prototype. Called once its TLS fields are set: on Node 20's V8 a
- * property added after Object.setPrototypeOf gave each socket a map (and descriptor array) of
- * its own, 830 B of JS heap per idle TLS connection (bench/profile/heap.js's floor aside,
- * measured with the sampling heap profiler on 2,000 idle connections).
+ * Gives `socket` the TLSSocket prototype. Called once its TLS fields are set: on Node 20 and 22
+ * (V8 11, 12) a property added after Object.setPrototypeOf gives the object a map and
+ * descriptor array of its own, 830 B of JS heap per idle TLS connection (the sampling heap
+ * profiler over 2,000 idle connections; test/https/shared-shape.test.js).
  */
 function asTlsSocket(socket) {
   if (Object.getPrototypeOf(socket) === FastSocket.prototype) {
