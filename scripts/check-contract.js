@@ -58,8 +58,10 @@ function render(b) {
   out.push('/** The handlers of the addon\'s events and callbacks (lib/http/native-events.js). */',
     'export interface Callbacks {');
   for (const [name, args, ret] of c.callbacks) out.push(`  ${name}(${sig(args)}): ${ret};`);
-  out.push('}', '', '/** What `init` registers: the events\' batch entry and the direct callbacks. */',
-    'export interface Registered {', '  onEvents(...values: unknown[]): void;');
+  out.push('}', '', '/** What `init` registers: the events\' entries (one connection\'s group, many',
+    ' * connections\' groups) and the direct callbacks. */',
+    'export interface Registered {', '  onEvents(...values: unknown[]): void;',
+    '  onBatch(...values: unknown[]): void;');
   for (const [name, args, ret, isEvent] of c.callbacks) {
     if (!isEvent) out.push(`  ${name}(${sig(args)}): ${ret};`);
   }
@@ -75,7 +77,8 @@ function render(b) {
     'export const clientErrorResponses: { readonly [code: string]: string };',
     'export const badRequestResponse: string;', 'export const servers: any[];',
     'export const sockets: Map<number, any>;', 'export const events: Float64Array;',
-    'export function init(handlers: Callbacks, waiting: () => boolean): void;',
+    'export function init(handlers: Callbacks, waiting: () => boolean,',
+    '  ready: (resource: object) => boolean, beginGroup: (k: number, id: number) => void): void;',
     'export const responseBatch: { take(): void; ranAll(): void };',
     '');
   return out.join('\n');

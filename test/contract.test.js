@@ -57,8 +57,8 @@ test('an object argument refuses a misspelt, missing or mistyped field', { timeo
 
 test('sentinel values are named constants from the addon', { timeout: 10000 }, () => {
   assert.deepStrictEqual(Object.keys(constants).sort(),
-    ['ALPN_NONE', 'ALPN_NOT_ASKED', 'BATCH_LAST_READ', 'BATCH_OPEN', 'EVENTS_COUNT',
-      'EVENTS_GROUP', 'EVENTS_START',
+    ['ALPN_NONE', 'ALPN_NOT_ASKED', 'BATCH_LAST_READ', 'BATCH_OPEN', 'EVENTS_AT',
+      'EVENTS_COUNT', 'EVENTS_GROUP', 'EVENTS_PROGRESS', 'EVENTS_READY', 'EVENTS_START',
       'NO_RESPONSE', 'RESPONSES_COUNT', 'RESPONSES_OPEN', 'RESPONSES_START', 'RESPONSE_NUMBERS',
       'SENT_HEAD', 'SNI_FAILED', 'SNI_SERVER_CONTEXT']);
   assert.deepStrictEqual(binding.contract.constants, { ...constants });
@@ -69,9 +69,11 @@ test('init refuses a callbacks object without the events entry or a direct callb
     const events = new Float64Array(8);
     typeError(() => binding.init({}, [], [], events), /callbacks\.onEvents must be a function/);
     typeError(() => binding.init({ onEvents() {} }, [], [], events),
+      /callbacks\.onBatch must be a function/);
+    typeError(() => binding.init({ onEvents() {}, onBatch() {} }, [], [], events),
       /callbacks\.onSecure must be a function/);
     typeError(() => binding.init(null, [], [], events), /argument 'callbacks'/);
-    const registered = { onEvents() {} };
+    const registered = { onEvents() {}, onBatch() {} };
     for (const [name, , , isEvent] of binding.contract.callbacks) {
       if (!isEvent) registered[name] = () => {};
     }
@@ -88,22 +90,51 @@ test('the events decoder reads each event as the addon declares it', { timeout: 
   for (const [name, , , isEvent] of callbacks) {
     if (isEvent) handlers[name] = function (...args) { seen.push([name, this, ...args]); };
   }
-  const shared = new Float64Array(64);
-  const slots = { count: constants.EVENTS_COUNT, start: constants.EVENTS_START };
-  const onEvents = makeOnEvents(callbacks, handlers, shared, slots, () => true);
+  const shared = new Float64Array(128);
+  const slots = {
+    group: constants.EVENTS_GROUP, count: constants.EVENTS_COUNT, ready: constants.EVENTS_READY,
+    at: constants.EVENTS_AT, start: constants.EVENTS_START,
+  };
+  const begun = [];
+  const { onEvents, onBatch } = makeOnEvents(callbacks, handlers, shared, slots, () => true,
+    (resource) => resource.ready, (k, id) => begun.push([k, id, shared[slots.group]]));
   // Two events: a request (numbers: sid id seq method flags headEnd; values: url, head,
   // body) and a close (id, errno).
-  shared.set([7, 2,
-    kind('onRequest'), 1, 42, 0, 3, 0x10, 99,
-    kind('onClose'), 42, -104], 0);
-  const resource = {};
+  const request = (id) => [kind('onRequest'), 1, id, 0, 3, 0x10, 99];
+  shared[slots.group] = 7;
+  shared[slots.count] = 2;
+  shared.set([...request(42), kind('onClose'), 42, -104], constants.EVENTS_START);
+  const resource = { ready: true };
   onEvents.call(resource, '/a', 'Host: x\r\n', undefined);
   assert.deepStrictEqual(seen, [
     ['onRequest', resource, 1, 42, 0, 3, '/a', 'Host: x\r\n', 0x10, undefined, 99],
     ['onClose', resource, 42, -104],
   ]);
   assert.strictEqual(shared[constants.EVENTS_COUNT], 1, 'JS says events wait');
-  assert.throws(() => makeOnEvents(callbacks, {}, shared, slots, () => false),
+  assert.strictEqual(shared[constants.EVENTS_READY], 1, 'JS says the resource is ready');
+  onEvents.call({ ready: false }, '/a', 'Host: x\r\n', undefined);
+  assert.strictEqual(shared[constants.EVENTS_READY], 0);
+
+  // A batch of two connections' groups: [events, values, numbers, connection], then the
+  // events; the resource is each group's first value.
+  seen.length = 0;
+  const at = 40;
+  shared[slots.group] = 11;
+  shared[slots.count] = 2;
+  shared[slots.at] = at;
+  shared.set([1, 4, 7, 42, ...request(42), 2, 7, 14, 43, ...request(43), ...request(43)], at);
+  const a = { a: 1 };
+  const b = { b: 1 };
+  onBatch(a, '/a', 'H: a\r\n', undefined, b, '/b', 'H: b\r\n', undefined, '/c', 'H: c\r\n',
+    undefined);
+  assert.deepStrictEqual(seen, [
+    ['onRequest', a, 1, 42, 0, 3, '/a', 'H: a\r\n', 0x10, undefined, 99],
+    ['onRequest', b, 1, 43, 0, 3, '/b', 'H: b\r\n', 0x10, undefined, 99],
+    ['onRequest', b, 1, 43, 0, 3, '/c', 'H: c\r\n', 0x10, undefined, 99],
+  ]);
+  assert.deepStrictEqual(begun, [[0, 42, 11], [1, 43, 12]], 'each group its own number');
+  assert.throws(() => makeOnEvents(callbacks, {}, shared, slots, () => false, () => true,
+    () => {}),
     /no handler for the addon's 'onRequest' events/);
 });
 

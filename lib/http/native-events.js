@@ -8,7 +8,7 @@ const { nextTick } = require('../internal/scheduling');
 const { F_UPGRADE, F_ASK_UPGRADE } = require('../internal/native').flags;
 const { binding, servers, sockets, events, init, responseBatch } = require('../internal/native');
 const {
-  SNI_SERVER_CONTEXT, ALPN_NOT_ASKED, EVENTS_GROUP,
+  SNI_SERVER_CONTEXT, ALPN_NOT_ASKED, EVENTS_GROUP, EVENTS_PROGRESS,
 } = require('../internal/native').constants;
 const { executionAsyncId, triggerAsyncId } = require('node:async_hooks');
 const tickQueue = require('./tick-queue');
@@ -458,6 +458,37 @@ function adoptIds(resource) {
   }
 }
 
+/**
+ * Whether a connection's resource carries the ids of the addon's context for it: then its
+ * events may come in a batch of many connections' (onBatch), which runs outside that context
+ * (the tick queue runs them in the resource's scope).
+ */
+function adopted(resource) {
+  return resource[kAdopted] !== false;
+}
+
+/**
+ * A batch's group k (connection `id`'s events) begins: a mark in the tick queue before its
+ * events (onBatch).
+ */
+function beginGroup(k, id) {
+  tickQueue.enqueue(groupBegins, -1, null, NO_POSITION, k, id);
+}
+
+/** node's tick and promise-job run, as when its callback for one socket's read returns. */
+const runTicks = process._tickCallback;
+
+/**
+ * Where a batch's group k begins in the tick queue: the ticks and promise jobs of the group
+ * before it run first, as node runs them between two sockets' reads. A connection destroyed
+ * meanwhile (by a handler of an earlier group) is never read again on node: its events go.
+ */
+function groupBegins(k, id) {
+  if (k !== 0) runTicks();
+  events[EVENTS_PROGRESS] = k;
+  if (sockets.get(id)?.destroyed === true) tickQueue.dropHead(id);
+}
+
 /** An Error with node's `code` property. */
 function codedError(message, code) {
   const err = new Error(message);
@@ -492,6 +523,6 @@ init({
   onData, onEnd, onServerDrained, onShutdown, onInternalError, onUpgrade, onSecure,
   onTlsClientError, onTlsError, onKeylog, onSniRequest, onTlsHandOff, newResource, onClosePhase,
   takeResponses: responseBatch.take,
-}, tickQueue.waiting);
+}, tickQueue.waiting, adopted, beginGroup);
 
 module.exports = { onConnection: emitConnection, onDrop };

@@ -149,4 +149,12 @@ function dropConnection(id) {
   tail = to;
 }
 
-module.exports = { setup, waiting, enqueue };
+/** Drops the events at the queue's head that are connection `id`'s. */
+function dropHead(id) {
+  while (head < tail && queue[head + 1] === id) {
+    for (let k = head; k < head + STRIDE; k++) queue[k] = undefined;
+    head += STRIDE;
+  }
+}
+
+module.exports = { setup, waiting, enqueue, dropHead };

@@ -124,9 +124,11 @@ export interface Callbacks {
   takeResponses(): void;
 }
 
-/** What `init` registers: the events' batch entry and the direct callbacks. */
+/** What `init` registers: the events' entries (one connection's group, many
+ * connections' groups) and the direct callbacks. */
 export interface Registered {
   onEvents(...values: unknown[]): void;
+  onBatch(...values: unknown[]): void;
   onSecure(sid: number, id: number, session: TlsSession): void;
   onTlsClientError(sid: number, id: number, code: string, message: string): void;
   onTlsError(id: number, code: string, message: string): void;
@@ -198,7 +200,10 @@ export interface Constants {
   readonly NO_RESPONSE: -1;
   readonly EVENTS_GROUP: 0;
   readonly EVENTS_COUNT: 1;
-  readonly EVENTS_START: 2;
+  readonly EVENTS_READY: 2;
+  readonly EVENTS_PROGRESS: 3;
+  readonly EVENTS_AT: 4;
+  readonly EVENTS_START: 5;
   readonly RESPONSES_COUNT: 0;
   readonly RESPONSES_OPEN: 1;
   readonly BATCH_OPEN: 1;
@@ -236,5 +241,6 @@ export const badRequestResponse: string;
 export const servers: any[];
 export const sockets: Map<number, any>;
 export const events: Float64Array;
-export function init(handlers: Callbacks, waiting: () => boolean): void;
+export function init(handlers: Callbacks, waiting: () => boolean,
+  ready: (resource: object) => boolean, beginGroup: (k: number, id: number) => void): void;
 export const responseBatch: { take(): void; ranAll(): void };

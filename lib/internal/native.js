@@ -216,27 +216,32 @@ const sockets = new SocketTable(flags.ID_INDEX_MASK);
 let initialized = false;
 
 /**
- * The array batches of events share with the addon (lib/internal/events.js): 32 KiB, some
- * 500 requests per call.
+ * The array batches of events share with the addon (lib/internal/events.js): 32 KiB; a
+ * connection's group uses the lower half, a batch of groups the upper one (some 250
+ * requests per call each).
  */
 const events = new Float64Array(4096);
 
 /**
  * Gives the addon the JS handlers of its events and callbacks (once per thread): the events
- * through one `onEvents` function made from the addon's declarations, the direct callbacks
- * as they are. Throws when one of `binding.contract.callbacks` has no handler.
+ * through `onEvents` and `onBatch`, made from the addon's declarations, the direct callbacks
+ * as they are; `ready(resource)`: whether a connection's groups may run in a batch;
+ * `beginGroup(k, id)`: a batch's group k, of connection `id`, begins. Throws when one of `binding.contract.callbacks` has no handler.
  */
-function init(handlers, waiting) {
+function init(handlers, waiting, ready, beginGroup) {
   if (initialized) return;
   initialized = true;
   const codes = [];
   for (const code of Object.keys(STATUS_CODES)) codes.push([Number(code), STATUS_CODES[code]]);
   const slots = {
-    count: constants.EVENTS_COUNT, start: constants.EVENTS_START,
+    group: constants.EVENTS_GROUP,
+    count: constants.EVENTS_COUNT,
+    ready: constants.EVENTS_READY,
+    at: constants.EVENTS_AT,
+    start: constants.EVENTS_START,
   };
-  const registered = {
-    onEvents: makeOnEvents(binding.contract.callbacks, handlers, events, slots, waiting),
-  };
+  const registered = makeOnEvents(binding.contract.callbacks, handlers, events, slots, waiting,
+    ready, beginGroup);
   for (const [name, , , isEvent] of binding.contract.callbacks) {
     if (!isEvent) registered[name] = handlers[name];
   }

@@ -21,6 +21,8 @@ struct ConnCtx {
     id: u64,
     resource: sys::napi_ref,
     ctx: sys::napi_async_context,
+    /// JS said its resource carries the context's async ids: its groups may be batched.
+    ready: bool,
 }
 
 /// The memory of a Float64Array shared with JS (batches of events, lib/internal/events.js;
@@ -36,8 +38,10 @@ pub struct JsCtx {
     pub env: Env,
     /// The direct callbacks, at their places in `CALLBACKS` (None at an event's).
     pub direct: Vec<Option<sys::napi_ref>>,
-    /// The function batches of events are handed to.
+    /// The function a connection's group of events is handed to.
     pub on_events: sys::napi_ref,
+    /// The function many connections' groups are handed to.
+    pub on_batch: sys::napi_ref,
     pub shared: Shared,
     /// The array ended responses wait in until the batch takes them.
     pub responses: Shared,
@@ -60,6 +64,7 @@ impl JsCtx {
             env,
             direct: registered.direct,
             on_events: registered.on_events,
+            on_batch: registered.on_batch,
             shared,
             responses,
             resource,
@@ -159,7 +164,12 @@ pub fn context(id: Option<u64>) -> Option<(sys::napi_ref, sys::napi_async_contex
         if js.conns.len() <= i {
             js.conns.resize_with(i + 1, || None);
         }
-        js.conns[i].replace(ConnCtx { id, resource, ctx })
+        js.conns[i].replace(ConnCtx {
+            id,
+            resource,
+            ctx,
+            ready: false,
+        })
     });
     if let Some(old) = old {
         release_ctx(env, old);
@@ -181,6 +191,28 @@ pub fn own_context(close: bool, id: Option<u64>) -> Option<u64> {
             .is_some_and(|js| matches!(js.conns.get(index_of(id)), Some(Some(c)) if c.id == id))
     });
     has.then_some(id)
+}
+
+/// Connection `id`'s resource and context, when they exist and JS said the resource is ready
+/// for batches.
+pub fn ready(id: u64) -> Option<(sys::napi_ref, sys::napi_async_context)> {
+    JS.with(|j| match j.borrow().as_ref()?.conns.get(index_of(id)) {
+        Some(Some(c)) if c.id == id && c.ready => Some((c.resource, c.ctx)),
+        _ => None,
+    })
+}
+
+/// JS said connection `id`'s resource is ready for batches.
+pub fn set_ready(id: u64) {
+    JS.with(|j| {
+        if let Some(js) = j.borrow_mut().as_mut() {
+            if let Some(Some(c)) = js.conns.get_mut(index_of(id)) {
+                if c.id == id {
+                    c.ready = true;
+                }
+            }
+        }
+    });
 }
 
 enum Found {

@@ -328,11 +328,19 @@ constants! {
     /// The events array: where the addon writes its group number (a new one wherever JS
     /// ran its ticks since the last call: lib/http/native-events.js's queue policy).
     EVENTS_GROUP = 0;
-    /// The events array: how many events a call carries; JS writes back whether it holds
-    /// events in its tick queue.
+    /// The events array: how many events a call carries (of onBatch: how many groups); JS
+    /// writes back whether it holds events in its tick queue.
     EVENTS_COUNT = 1;
-    /// The events array: where the first event starts (its kind, then its numbers).
-    EVENTS_START = 2;
+    /// The events array: JS writes back whether onEvents' connection may have its groups
+    /// in batches (its resource carries the context's async ids).
+    EVENTS_READY = 2;
+    /// The events array: the group of onBatch's whose events or ticks run (JS writes it).
+    EVENTS_PROGRESS = 3;
+    /// The events array: where onBatch's first group starts.
+    EVENTS_AT = 4;
+    /// The events array: where the first event of onEvents starts (its kind, then its
+    /// numbers).
+    EVENTS_START = 5;
     /// The responses array: how many responses JS has queued (JS writes it).
     RESPONSES_COUNT = 0;
     /// The responses array: BATCH_OPEN or BATCH_LAST_READ while the addon runs a batch,
@@ -353,11 +361,14 @@ constants! {
     SENT_HEAD = -1;
 }
 
-/// What `init` registers: the function events are handed to in batches (`onEvents`, which
-/// lib/internal/events.js makes from the event handlers) and each direct callback, held by
+/// What `init` registers: the functions events are handed to (`onEvents` for one
+/// connection's group, `onBatch` for many connections' groups, which lib/internal/events.js
+/// makes from the event handlers) and each direct callback, held by
 /// reference (None at an event's place).
 pub struct Registered {
     pub on_events: ::napi::sys::napi_ref,
+    /// The function many connections' groups are handed to in one call.
+    pub on_batch: ::napi::sys::napi_ref,
     pub direct: Vec<Option<::napi::sys::napi_ref>>,
 }
 
@@ -382,6 +393,7 @@ impl super::contract::FromJs for Registered {
             })
         };
         let on_events = function("onEvents".into())?;
+        let on_batch = function("onBatch".into())?;
         let mut direct = Vec::with_capacity(CALLBACKS.len());
         for c in CALLBACKS {
             direct.push(if c.event {
@@ -392,6 +404,7 @@ impl super::contract::FromJs for Registered {
         }
         Ok(Registered {
             on_events: napi::reference(env, on_events),
+            on_batch: napi::reference(env, on_batch),
             direct: direct
                 .into_iter()
                 .map(|f| f.map(|f| napi::reference(env, f)))

@@ -43,6 +43,7 @@ unsafe extern "C" fn call(env: sys::napi_env, info: sys::napi_callback_info) -> 
         if e.counted {
             count_crossing();
         }
+        let _in_js_call = sink::JsCall::enter();
         (e.f)(a)
     })
 }

@@ -5,18 +5,26 @@
 //! with JS, the rest as the call's arguments. JS decides what runs now and what waits in its
 //! tick queue (lib/http/native-events.js), from a group number the addon writes: a new one
 //! wherever JS's ticks ran since (a scope opened, a boundary).
+//!
+//! Within one of the loop's batches (a poll's reads), the groups of connections whose
+//! events JS only queues wait (`Pending`) and go to JS together, in one `onBatch` call (issue
+//! #34 item 1): JS runs each group's ticks and promise jobs before the next group, as node
+//! does between two sockets' reads. Anything else that calls JS hands them over first
+//! (`flush`), so nothing overtakes them.
 
 use super::contexts::{self, with_js};
 use super::contract::values::{Id, Numbers, OrFalse, Text, MAX_EVENT_NUMBERS};
 use super::contract::Invoke;
 use super::crossings::{
-    cb, TlsSession, BATCH_LAST_READ, BATCH_OPEN, EVENTS_COUNT, EVENTS_GROUP, EVENTS_START,
-    RESPONSES_COUNT, RESPONSES_OPEN,
+    cb, TlsSession, BATCH_LAST_READ, BATCH_OPEN, EVENTS_AT, EVENTS_COUNT, EVENTS_GROUP,
+    EVENTS_PROGRESS, EVENTS_READY, EVENTS_START, RESPONSES_COUNT, RESPONSES_OPEN,
 };
 use super::encode;
 use super::napi::{self, Env, Value};
 use super::uncaught::uncaught;
+use crate::conn::F_ASK_UPGRADE;
 use crate::net::tls::{SessionInfo, TlsFailure};
+use crate::proto::parse::F_UPGRADE;
 use crate::reactor::events::{Batch, Event};
 use crate::reactor::secure::SecureSink;
 use crate::reactor::sink::Sink;
@@ -36,11 +44,260 @@ thread_local! {
     static UNCAUGHT: Cell<bool> = const { Cell::new(false) };
     /// A call's values while it is put together (kept between calls).
     static VALUES: RefCell<Vec<Value>> = const { RefCell::new(Vec::new()) };
+    /// JS → addon calls on the stack (`binding::call`): groups wait for a batch only in the
+    /// loop's own callbacks.
+    static JS_CALLS: Cell<u32> = const { Cell::new(0) };
+    /// One of the loop's batches is open (`batch_open`): it hands its waiting groups over
+    /// before it writes.
+    static LOOP_BATCH: Cell<bool> = const { Cell::new(false) };
+    /// Groups waiting for one onBatch call.
+    static PENDING: RefCell<Pending> = const { RefCell::new(Pending::new()) };
+    /// The index of the running onBatch call's last group, -1 when none runs.
+    static RUNNING_LAST: Cell<f64> = const { Cell::new(-1.0) };
+    /// The running onBatch call's last group threw (went to node's uncaught path).
+    static LAST_THREW: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Where batches of groups start in the events array: onEvents' groups use the lower half, so
+/// that one of them called while onBatch runs leaves the batch's numbers alone.
+const BATCH_START: usize = 2048;
+/// A batched group's header: its events, its values (the resource first), its numbers after
+/// the header, its connection.
+const HEADER: usize = 4;
+
+/// A group waiting in `Pending`.
+struct PendingGroup {
+    id: u64,
+    /// Its header's slot in the events array.
+    header: usize,
+    /// Events of its scope may still join it (no boundary since).
+    open: bool,
+}
+
+/// The groups waiting for one onBatch call, their numbers already in the events array.
+struct Pending {
+    /// The handle scope their values live in (null when none waits).
+    handles: sys::napi_handle_scope,
+    groups: Vec<PendingGroup>,
+    values: Vec<Value>,
+    /// The next free slot of the events array.
+    at: usize,
+}
+
+impl Pending {
+    const fn new() -> Pending {
+        Pending {
+            handles: ptr::null_mut(),
+            groups: Vec::new(),
+            values: Vec::new(),
+            at: BATCH_START,
+        }
+    }
+}
+
+/// Held by each JS → addon call (`binding::call`).
+pub struct JsCall;
+
+impl JsCall {
+    pub fn enter() -> JsCall {
+        JS_CALLS.with(|n| n.set(n.get() + 1));
+        JsCall
+    }
+}
+
+impl Drop for JsCall {
+    fn drop(&mut self) {
+        JS_CALLS.with(|n| n.set(n.get() - 1));
+    }
+}
+
+/// Whether JS only queues `e` in its tick queue (lib/http/native-events.js's `deliver`), so
+/// that it may run in a batch, outside its connection's callback scope. `after_queued`: an
+/// event JS queued precedes it in its group.
+fn queued_by_js(e: &Event, after_queued: bool) -> bool {
+    match e {
+        Event::Body { .. } => true,
+        Event::Request { flags, .. } => flags & (F_UPGRADE | F_ASK_UPGRADE) == 0,
+        // Runs at once, unless events of its group wait in the tick queue.
+        Event::BodyEnd { .. } => after_queued,
+        _ => false,
+    }
+}
+
+/// Whether a group may wait for a batch now: in one of the loop's batches, with no JS on the
+/// stack and no scope open.
+fn may_wait() -> bool {
+    LOOP_BATCH.with(Cell::get) && DEPTH.with(Cell::get) == 0 && JS_CALLS.with(Cell::get) == 0
+}
+
+/// Adds `batch`'s events to connection `id`'s waiting group (`resource`: its async
+/// resource), when JS only queues them and they fit. Returns false when they must go now.
+fn wait(env: Env, id: u64, resource: sys::napi_ref, batch: &Batch) -> bool {
+    let Some(slots) = shared_slots() else {
+        return false;
+    };
+    let need = HEADER + batch.events.len() * MAX_EVENT_NUMBERS;
+    if need > slots.len() - BATCH_START {
+        return false;
+    }
+    let fits = PENDING.with(|p| p.borrow().at + need <= slots.len());
+    if !fits {
+        flush();
+    }
+    PENDING.with(|p| {
+        let mut p = p.borrow_mut();
+        let p = &mut *p;
+        let joins = p.groups.last().is_some_and(|g| g.open && g.id == id);
+        let mut queued = joins;
+        for e in &batch.events {
+            if !queued_by_js(e, queued) {
+                return false;
+            }
+            queued = true;
+        }
+        if p.handles.is_null() {
+            // SAFETY: on the JS thread, no JS frame below us and no scope of ours open
+            // (`may_wait`); closed by `flush`, before any other scope opens.
+            unsafe { sys::napi_open_handle_scope(env, &mut p.handles) };
+        }
+        if !joins {
+            p.groups.push(PendingGroup {
+                id,
+                header: p.at,
+                open: true,
+            });
+            slots[p.at] = 0.0;
+            slots[p.at + 1] = 1.0;
+            slots[p.at + 2] = 0.0;
+            slots[p.at + 3] = id as f64;
+            p.values.push(napi::deref(env, resource));
+            p.at += HEADER;
+        }
+        let header = p.groups.last().map_or(0, |g| g.header);
+        let mut nums = Numbers {
+            slots: &mut *slots,
+            at: p.at,
+        };
+        let before = p.values.len();
+        for e in &batch.events {
+            encode::event(env, batch, e, &mut nums, &mut p.values);
+        }
+        let at = nums.at;
+        slots[header] += batch.events.len() as f64;
+        slots[header + 1] += (p.values.len() - before) as f64;
+        slots[header + 2] += (at - p.at) as f64;
+        p.at = at;
+        true
+    })
+}
+
+/// Closes connection `id`'s waiting group: what its scope delivers next is a group of its own.
+fn close_waiting(id: u64) {
+    PENDING.with(|p| {
+        if let Some(g) = p.borrow_mut().groups.last_mut() {
+            if g.id == id {
+                g.open = false;
+            }
+        }
+    });
+}
+
+/// Hands every waiting group to JS in one onBatch call, in a callback scope of the addon's
+/// own context: JS queues their events in its tick queue, where each group's events run in
+/// their connection's async scope, followed by node's ticks and promise jobs, when the scope
+/// closes (outside any N-API call: a handler's throw reaches node's uncaught path with its
+/// source position, as in `Scope`).
+pub fn flush() {
+    let taken = PENDING.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.groups.is_empty() {
+            return None;
+        }
+        let handles = std::mem::replace(&mut p.handles, ptr::null_mut());
+        let groups = std::mem::take(&mut p.groups);
+        let values = std::mem::take(&mut p.values);
+        p.at = BATCH_START;
+        Some((handles, groups, values))
+    });
+    let Some((handles, mut groups, mut values)) = taken else {
+        return;
+    };
+    let Some(env) = env() else { return };
+    if let Some(slots) = shared_slots() {
+        if let Some(js) = with_js(|js| (js.on_batch, js.resource, js.async_ctx)) {
+            run_batch(env, slots, js, &groups, &values);
+        }
+    }
+    // SAFETY: the handle scope `wait` opened; every scope opened since is closed.
+    unsafe { sys::napi_close_handle_scope(env, handles) };
+    groups.clear();
+    values.clear();
+    PENDING.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.groups.is_empty() {
+            p.groups = groups;
+            p.values = values;
+        }
+    });
+}
+
+fn run_batch(
+    env: Env,
+    slots: &mut [f64],
+    (f, resource, ctx): (sys::napi_ref, sys::napi_ref, sys::napi_async_context),
+    groups: &[PendingGroup],
+    values: &[Value],
+) {
+    let n = groups.len();
+    let base = GROUP.with(|g| {
+        let base = g.get() + 1.0;
+        // Numbers JS gives the groups, none of which a call made meanwhile reuses.
+        g.set(base + n as f64);
+        base
+    });
+    slots[EVENTS_GROUP as usize] = base;
+    slots[EVENTS_COUNT as usize] = n as f64;
+    slots[EVENTS_PROGRESS as usize] = 0.0;
+    slots[EVENTS_AT as usize] = groups[0].header as f64;
+    RUNNING_LAST.with(|l| l.set((n - 1) as f64));
+    let mut callback = ptr::null_mut();
+    let mut result = ptr::null_mut();
+    NATIVE_TO_JS.with(|c| c.set(c.get() + 1));
+    // SAFETY: on the JS thread with no JS frame below us; the addon's own resource and
+    // context live as long as the env; f is a live function and `values` are live in the
+    // handle scope `wait` opened. The callback scope is closed below, its handle scope kept.
+    unsafe {
+        sys::napi_open_callback_scope(env, napi::deref(env, resource), ctx, &mut callback);
+        DEPTH.with(|d| d.set(d.get() + 1));
+        let status = sys::napi_call_function(
+            env,
+            napi::undefined(env),
+            napi::deref(env, f),
+            values.len(),
+            values.as_ptr(),
+            &mut result,
+        );
+        if status == sys::Status::napi_pending_exception {
+            uncaught(env);
+        }
+        DEPTH.with(|d| d.set(d.get() - 1));
+        sys::napi_close_callback_scope(env, callback);
+        let mut pending = false;
+        sys::napi_is_exception_pending(env, &mut pending);
+        if pending {
+            uncaught(env);
+        }
+    }
+    RUNNING_LAST.with(|l| l.set(-1.0));
 }
 
 /// An exception went to node's uncaught path (`noteUncaught()`).
 pub fn note_uncaught() {
     UNCAUGHT.with(|u| u.set(true));
+    let last = RUNNING_LAST.with(Cell::get);
+    if last >= 0.0 && shared_slots().is_some_and(|s| s[EVENTS_PROGRESS as usize] == last) {
+        LAST_THREW.with(|t| t.set(true));
+    }
 }
 
 fn next_group() {
@@ -89,7 +346,7 @@ fn invoke(env: Env, ctx: sys::napi_async_context, recv: Value, f: Value, args: &
 /// the delivery: JS stopped where node's parser would have (the rest is never emitted).
 fn hand_over(
     env: Env,
-    ctx: sys::napi_async_context,
+    (id, ctx): (Option<u64>, sys::napi_async_context),
     recv: Value,
     batch: &Batch,
     events: &[Event],
@@ -110,7 +367,7 @@ fn hand_over(
         };
         let mut count = 0;
         while let Some(e) = events.get(next) {
-            if nums.at + MAX_EVENT_NUMBERS > nums.slots.len() {
+            if nums.at + MAX_EVENT_NUMBERS > BATCH_START {
                 break;
             }
             encode::event(env, batch, e, &mut nums, &mut vals);
@@ -120,8 +377,11 @@ fn hand_over(
         slots[EVENTS_GROUP as usize] = GROUP.with(Cell::get);
         slots[EVENTS_COUNT as usize] = count as f64;
         let threw = invoke(env, ctx, recv, f, &vals);
-        // JS wrote it back when the call ended or threw.
+        // JS wrote them back when the call ended or threw.
         waiting = slots[EVENTS_COUNT as usize] != 0.0;
+        if let (Some(id), true) = (id, slots[EVENTS_READY as usize] != 0.0) {
+            contexts::set_ready(id);
+        }
         if threw || count == 0 {
             break;
         }
@@ -133,6 +393,7 @@ fn hand_over(
 
 /// Calls the direct callback `args` are for, in connection `id`'s context.
 fn call<C: Invoke>(id: Option<u64>, args: C) {
+    flush();
     let Some(env) = env() else { return };
     let scoped = DEPTH.with(Cell::get) > 0;
     let mut handles = ptr::null_mut();
@@ -166,9 +427,12 @@ fn call<C: Invoke>(id: Option<u64>, args: C) {
     }
 }
 
-/// A callback scope (and the handle scope of its calls) in one connection's context.
+/// A callback scope (and the handle scope of its calls) in one connection's context; or,
+/// while its events wait for a batch (`waits`), neither yet.
 pub struct Scope {
     env: Env,
+    id: Option<u64>,
+    waits: bool,
     handles: sys::napi_handle_scope,
     callback: sys::napi_callback_scope,
     resource: sys::napi_ref,
@@ -176,6 +440,21 @@ pub struct Scope {
 }
 
 impl Scope {
+    /// Opens the scope of a group that waited: what waits goes first.
+    fn open(&mut self) {
+        flush();
+        self.waits = false;
+        // SAFETY: on the JS thread with no JS frame below us (the group could wait); the
+        // resource and context are live.
+        unsafe {
+            sys::napi_open_handle_scope(self.env, &mut self.handles);
+            let resource = napi::deref(self.env, self.resource);
+            sys::napi_open_callback_scope(self.env, resource, self.ctx, &mut self.callback);
+        }
+        DEPTH.with(|d| d.set(d.get() + 1));
+        next_group();
+    }
+
     /// Closes the callback scope (JS runs its ticks and promise jobs, as at the end of one of
     /// node's parser callbacks) and opens the next one in the same context.
     fn boundary(&mut self) -> bool {
@@ -199,6 +478,12 @@ impl Scope {
 
 impl Drop for Scope {
     fn drop(&mut self) {
+        if self.waits {
+            if let Some(id) = self.id {
+                close_waiting(id);
+            }
+            return;
+        }
         DEPTH.with(|d| d.set(d.get() - 1));
         // SAFETY: closes the scopes opened in `scope()`, innermost first. Closing the callback
         // scope runs the tick queue; an exception from it is Node's uncaught exception.
@@ -234,6 +519,20 @@ impl Sink for JsSink {
 
     fn scope(id: Option<u64>) -> Option<Scope> {
         let env = env()?;
+        if let (Some(id), true) = (id, may_wait()) {
+            if let Some((resource, ctx)) = contexts::ready(id) {
+                return Some(Scope {
+                    env,
+                    id: Some(id),
+                    waits: true,
+                    handles: ptr::null_mut(),
+                    callback: ptr::null_mut(),
+                    resource,
+                    ctx,
+                });
+            }
+        }
+        flush();
         let mut handles = ptr::null_mut();
         // SAFETY: on the JS thread in a libuv callback (no JS frame below us).
         unsafe { sys::napi_open_handle_scope(env, &mut handles) };
@@ -252,6 +551,8 @@ impl Sink for JsSink {
         next_group();
         Some(Scope {
             env,
+            id,
+            waits: false,
             handles,
             callback,
             resource: rref,
@@ -260,17 +561,43 @@ impl Sink for JsSink {
     }
 
     fn boundary(scope: &mut Scope) -> bool {
+        if scope.waits {
+            // Its ticks run in the batch's call, after its events.
+            let mine = scope.id.is_some_and(|id| {
+                PENDING.with(|p| {
+                    p.borrow()
+                        .groups
+                        .last()
+                        .is_some_and(|g| g.id == id && g.open)
+                })
+            });
+            LAST_THREW.with(|t| t.set(false));
+            flush();
+            next_group();
+            return mine && LAST_THREW.with(Cell::get);
+        }
         scope.boundary()
     }
 
     fn deliver(scope: &mut Scope, batch: &mut Batch) -> bool {
+        if scope.waits {
+            if let Some(id) = scope.id {
+                if wait(scope.env, id, scope.resource, batch) {
+                    batch.clear();
+                    // What JS queued runs at the batch's call.
+                    return true;
+                }
+            }
+            scope.open();
+        }
         let recv = napi::deref(scope.env, scope.resource);
-        let waiting = hand_over(scope.env, scope.ctx, recv, batch, &batch.events);
+        let waiting = hand_over(scope.env, (scope.id, scope.ctx), recv, batch, &batch.events);
         batch.clear();
         waiting
     }
 
     fn emit(batch: &mut Batch) {
+        flush();
         let Some(env) = env() else {
             batch.clear();
             return;
@@ -287,7 +614,7 @@ impl Sink for JsSink {
             {
                 next_group();
                 let recv = napi::deref(env, resource);
-                hand_over(env, ctx, recv, batch, std::slice::from_ref(e));
+                hand_over(env, (e.conn(), ctx), recv, batch, std::slice::from_ref(e));
             }
             // SAFETY: closes the scope opened above.
             unsafe { sys::napi_close_handle_scope(env, handles) };
@@ -300,6 +627,10 @@ impl Sink for JsSink {
     }
 
     fn batch_open(open: bool) -> bool {
+        if !open {
+            flush();
+        }
+        LOOP_BATCH.with(|b| b.set(open));
         let Some(slots) = contexts::responses() else {
             return false;
         };
@@ -317,6 +648,7 @@ impl Sink for JsSink {
     }
 
     fn take_responses() {
+        flush();
         let queued = contexts::responses().is_some_and(|s| s[RESPONSES_COUNT as usize] != 0.0);
         if queued {
             take_responses();
