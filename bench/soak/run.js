@@ -135,5 +135,6 @@ async function soak(name, module) {
       `RSS ${d('rss')} MiB, heap ${d('heap')} MiB, fds ${r.before.fds} -> ${r.after.fds}`);
   }
   const file = path.join(__dirname, '..', 'results', 'soak-latest.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, seconds: SECONDS, mutations: MUTATIONS, rows }, null, 2)}\n`);
 })();

@@ -181,6 +181,7 @@ function table(title, unit, rows) {
   const ws = await measure('ws', [1, 16, 64]);
   table('ws broadcast: M × 128 B messages to each of 8 clients', 'M', ws);
   const out = path.join(__dirname, '..', 'results', 'upgrade-latest.json');
+  fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), node: process.version,
     rounds: ROUNDS, raw, ws }, null, 2));
   console.log(`\nJSON: ${path.relative(process.cwd(), out)}`);
