@@ -9,6 +9,7 @@ const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
+const tls = require('node:tls');
 const os = require('node:os');
 const path = require('node:path');
 const { once } = require('node:events');
@@ -16,9 +17,11 @@ const { once } = require('node:events');
 const FIXTURE = path.join(__dirname, 'fixtures', 'batch-order.js');
 
 /** A keep-alive connection whose responses (Content-Length bodies) are read in turn. */
-async function connect(port) {
-  const socket = net.connect(port, '127.0.0.1');
-  await once(socket, 'connect');
+async function connect(port, secure) {
+  const socket = secure ?
+    tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false }) :
+    net.connect(port, '127.0.0.1');
+  await once(socket, secure ? 'secureConnect' : 'connect');
   let buffered = '';
   const waiting = [];
   const take = () => {
@@ -60,14 +63,15 @@ async function connect(port) {
 
 /**
  * The fixture's log for `impl`: /a and /b (with `query` on /a) read in one turn; with
- * `crash`, what the process printed when a throw ended it.
+ * `crash`, what the process printed when a throw ended it; with `secure`, over https.
  */
-async function run(impl, query, crash = false) {
+async function run(impl, query, { crash = false, secure = false } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fast-http-batch-'));
   const flag = path.join(dir, 'go');
   const env = { ...process.env };
   delete env.NODE_TEST_CONTEXT;
-  const child = spawn(process.execPath, [FIXTURE, impl, flag, crash ? 'crash' : ''], {
+  const args = [FIXTURE, impl, flag, crash ? 'crash' : '', secure ? 'https' : ''];
+  const child = spawn(process.execPath, args, {
     env, stdio: ['ignore', 'pipe', crash ? 'pipe' : 'inherit'],
   });
   let stderr = '';
@@ -90,7 +94,7 @@ async function run(impl, query, crash = false) {
       return lines.shift();
     };
     const port = Number(await line());
-    const [a, b, c] = await Promise.all([connect(port), connect(port), connect(port)]);
+    const [a, b, c] = await Promise.all([0, 1, 2].map(() => connect(port, secure)));
     for (const conn of [a, b, c]) assert.equal(await conn.get('/warm'), 'warm');
     const blocked = await c.send('/block');
     assert.equal(await line(), 'blocking');
@@ -121,32 +125,38 @@ function runs(log) {
   return out;
 }
 
-test('two connections read in one turn: each handler\'s ticks and promise jobs before the ' +
-  'next handler, in its connection\'s async context', { timeout: 60_000 }, async () => {
-  for (const impl of ['node:http', 'fast-http']) {
-    const { log, answers } = await run(impl, () => '');
-    assert.deepEqual(answers, ['a', 'b'], impl);
-    const seen = runs(log).sort((x, y) => x[0].localeCompare(y[0]));
-    assert.deepEqual(seen, ['a', 'b'].map((name) => [
-      `${name}: handler`,
-      `${name}: same async id as its connection's first request: true`,
-      `${name}: tick`,
-      `${name}: promise job`,
-    ]), `${impl}: ${JSON.stringify(log)}`);
-  }
-});
+for (const secure of [false, true]) {
+  const over = secure ? ' (https)' : '';
 
-test('a handler that destroys another connection read in the same turn: that connection\'s ' +
-  'request is never emitted on its destroyed socket', { timeout: 60_000 }, async () => {
-  for (const impl of ['node:http', 'fast-http']) {
-    const { log, answers } = await run(impl, (b) => `?destroy=${b.port}`);
-    assert.equal(answers[0], 'a', impl);
-    // node reads the two sockets in the order the kernel reports them: /b first (then it is
-    // answered, or destroyed before its answer went), or never.
-    assert.ok(!log.some((l) => l.includes('destroyed socket')), `${impl}: ${JSON.stringify(log)}`);
-    assert.equal(log.filter((l) => l === 'a: handler').length, 1, impl);
-  }
-});
+  test('two connections read in one turn: each handler\'s ticks and promise jobs before the ' +
+    `next handler, in its connection's async context${over}`, { timeout: 60_000 }, async () => {
+    for (const impl of ['node:http', 'fast-http']) {
+      const { log, answers } = await run(impl, () => '', { secure });
+      assert.deepEqual(answers, ['a', 'b'], impl);
+      const seen = runs(log).sort((x, y) => x[0].localeCompare(y[0]));
+      assert.deepEqual(seen, ['a', 'b'].map((name) => [
+        `${name}: handler`,
+        `${name}: same async id as its connection's first request: true`,
+        `${name}: tick`,
+        `${name}: promise job`,
+      ]), `${impl}: ${JSON.stringify(log)}`);
+    }
+  });
+
+  test('a handler that destroys another connection read in the same turn: that ' +
+    `connection's request is never emitted on its destroyed socket${over}`,
+  { timeout: 60_000 }, async () => {
+    for (const impl of ['node:http', 'fast-http']) {
+      const { log, answers } = await run(impl, (b) => `?destroy=${b.port}`, { secure });
+      assert.equal(answers[0], 'a', impl);
+      // node reads the two sockets in the order the kernel reports them: /b first (then it
+      // is answered, or destroyed before its answer went), or never.
+      assert.ok(!log.some((l) => l.includes('destroyed socket')),
+        `${impl}: ${JSON.stringify(log)}`);
+      assert.equal(log.filter((l) => l === 'a: handler').length, 1, impl);
+    }
+  });
+}
 
 test('a handler that throws: the next connection read in the same turn is still answered, ' +
   'after the throw went to \'uncaughtException\'', { timeout: 60_000 }, async () => {
@@ -168,7 +178,7 @@ test('a handler that throws with no \'uncaughtException\' listener: node\'s sour
   { timeout: 60_000 }, async () => {
     const printed = {};
     for (const impl of ['node:http', 'fast-http']) {
-      const { stderr } = await run(impl, () => '?throw', true);
+      const { stderr } = await run(impl, () => '?throw', { crash: true });
       printed[impl] = stderr.split('\n').slice(0, 6).join('\n');
     }
     assert.match(printed['node:http'], /throw new Error\(`boom in \$\{name\}`\);\n\s+\^\n/);
