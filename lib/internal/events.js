@@ -7,8 +7,8 @@
 // each handler itself before batches (one crossing per group instead of one per event).
 //
 // `onBatch(...values)` takes the groups of many connections (what one poll of the loop read)
-// in one call (issue #34 item 1): per group a header [events, values, numbers, connection],
-// the connection's async resource as the group's first value, then its events. JS only
+// in one call (issue #34 item 1): per group a header [events, connection], the connection's
+// async resource as the group's first value, then its events. JS only
 // queues them (lib/http/native-events.js says where each group begins, so that node's ticks
 // and promise jobs run between two connections' events, as between two sockets' reads).
 //
@@ -71,8 +71,8 @@ function makeOnEvents(callbacks, handlers, shared, slots, waiting, ready, beginG
     let v = 0;
     for (let k = 0; k < groups; k++) {
       const n = EV[p];
-      const id = int(EV[p + 3]);
-      p += 4;
+      const id = int(EV[p + 1]);
+      p += 2;
       const self = values[v++];
       EV[${slots.group}] = base + k;
       beginGroup(k, id);

@@ -226,7 +226,8 @@ const events = new Float64Array(4096);
  * Gives the addon the JS handlers of its events and callbacks (once per thread): the events
  * through `onEvents` and `onBatch`, made from the addon's declarations, the direct callbacks
  * as they are; `ready(resource)`: whether a connection's groups may run in a batch;
- * `beginGroup(k, id)`: a batch's group k, of connection `id`, begins. Throws when one of `binding.contract.callbacks` has no handler.
+ * `beginGroup(k, id)`: a batch's group k, of connection `id`, begins. Throws when one of
+ * `binding.contract.callbacks` has no handler.
  */
 function init(handlers, waiting, ready, beginGroup) {
   if (initialized) return;

@@ -61,9 +61,9 @@ thread_local! {
 /// Where batches of groups start in the events array: onEvents' groups use the lower half, so
 /// that one of them called while onBatch runs leaves the batch's numbers alone.
 const BATCH_START: usize = 2048;
-/// A batched group's header: its events, its values (the resource first), its numbers after
-/// the header, its connection.
-const HEADER: usize = 4;
+/// A batched group's header: its events, its connection (the group's first value is the
+/// connection's async resource).
+const HEADER: usize = 2;
 
 /// A group waiting in `Pending`.
 struct PendingGroup {
@@ -167,9 +167,7 @@ fn wait(env: Env, id: u64, resource: sys::napi_ref, batch: &Batch) -> bool {
                 open: true,
             });
             slots[p.at] = 0.0;
-            slots[p.at + 1] = 1.0;
-            slots[p.at + 2] = 0.0;
-            slots[p.at + 3] = id as f64;
+            slots[p.at + 1] = id as f64;
             p.values.push(napi::deref(env, resource));
             p.at += HEADER;
         }
@@ -178,15 +176,11 @@ fn wait(env: Env, id: u64, resource: sys::napi_ref, batch: &Batch) -> bool {
             slots: &mut *slots,
             at: p.at,
         };
-        let before = p.values.len();
         for e in &batch.events {
             encode::event(env, batch, e, &mut nums, &mut p.values);
         }
-        let at = nums.at;
+        p.at = nums.at;
         slots[header] += batch.events.len() as f64;
-        slots[header + 1] += (p.values.len() - before) as f64;
-        slots[header + 2] += (at - p.at) as f64;
-        p.at = at;
         true
     })
 }
