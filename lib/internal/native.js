@@ -216,9 +216,8 @@ const sockets = new SocketTable(flags.ID_INDEX_MASK);
 let initialized = false;
 
 /**
- * The array batches of events share with the addon (lib/internal/events.js): 32 KiB; a
- * connection's group uses the lower half, a batch of groups the upper one (some 250
- * requests per call each).
+ * The array batches of events share with the addon (lib/internal/events.js): 32 KiB, some
+ * 500 requests per call.
  */
 const events = new Float64Array(4096);
 

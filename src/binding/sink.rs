@@ -58,9 +58,6 @@ thread_local! {
     static LAST_THREW: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Where batches of groups start in the events array: onEvents' groups use the lower half, so
-/// that one of them called while onBatch runs leaves the batch's numbers alone.
-const BATCH_START: usize = 2048;
 /// A batched group's header: its events, its connection (the group's first value is the
 /// connection's async resource).
 const HEADER: usize = 2;
@@ -90,7 +87,9 @@ impl Pending {
             handles: ptr::null_mut(),
             groups: Vec::new(),
             values: Vec::new(),
-            at: BATCH_START,
+            // Groups wait only while no group of onEvents' is being handed over (every
+            // other call into JS hands them over first), so they share its slots.
+            at: EVENTS_START as usize,
         }
     }
 }
@@ -137,7 +136,7 @@ fn wait(env: Env, id: u64, resource: sys::napi_ref, batch: &Batch) -> bool {
         return false;
     };
     let need = HEADER + batch.events.len() * MAX_EVENT_NUMBERS;
-    if need > slots.len() - BATCH_START {
+    if need > slots.len() - EVENTS_START as usize {
         return false;
     }
     let fits = PENDING.with(|p| p.borrow().at + need <= slots.len());
@@ -210,7 +209,7 @@ pub fn flush() {
         let handles = std::mem::replace(&mut p.handles, ptr::null_mut());
         let groups = std::mem::take(&mut p.groups);
         let values = std::mem::take(&mut p.values);
-        p.at = BATCH_START;
+        p.at = EVENTS_START as usize;
         Some((handles, groups, values))
     });
     let Some((handles, mut groups, mut values)) = taken else {
@@ -361,7 +360,7 @@ fn hand_over(
         };
         let mut count = 0;
         while let Some(e) = events.get(next) {
-            if nums.at + MAX_EVENT_NUMBERS > BATCH_START {
+            if nums.at + MAX_EVENT_NUMBERS > nums.slots.len() {
                 break;
             }
             encode::event(env, batch, e, &mut nums, &mut vals);
