@@ -116,6 +116,12 @@ const DEFAULTS = {
   // connections are gone before the last are open (issue #34's table measured at 5,000 too).
   tlsIdleConns: 5000,
   liveHeapMb: realistic.DEFAULT_LIVE_HEAP_MB,
+  // Seconds a memory sample waits before its baseline and again before its reading (0: 0.3 s
+  // and 0.7 s). V8 grows its young generation while the connections open and gives it back
+  // only when its memory reducer runs, some seconds after the heap stops growing: a longer
+  // wait reads the steady state instead of that transient. uWebSockets.js closes connections
+  // idle for 10 s, so its rows abort above that.
+  memSettle: 0,
   // Everything issue #34's acceptance compares in one run. --servers fast,node is the short one.
   servers: 'fast,node,uws,bun,deno,deno-serve',
 };
@@ -151,6 +157,8 @@ ${wrapList(workloads.map((w) => w.name), 24, 92)}
   --connections <n>     wrk connections (default ${DEFAULTS.connections})
   --mem-conns <n>       idle connections for the memory workload (default ${DEFAULTS.memConns})
   --tls-idle-conns <n>  idle TLS connections for https-idle (default ${DEFAULTS.tlsIdleConns})
+  --mem-settle <s>      memory rows: wait this long before the baseline and again before
+                        the reading, for V8's steady state (default: 0.3 s and 0.7 s)
   --live-heap-mb <n>    the realistic row's live heap, MB of V8 heap (default ${DEFAULTS.liveHeapMb})
   --no-install          do not fetch what is missing: uWebSockets.js (an unofficial npm
                         republish: see bench/README.md), Bun and Deno (npm pack of
@@ -186,6 +194,7 @@ function parseOptions(argv) {
       case '--connections': o.connections = num(arg, value(), 1); break;
       case '--mem-conns': o.memConns = num(arg, value(), 1); break;
       case '--tls-idle-conns': o.tlsIdleConns = num(arg, value(), 1); break;
+      case '--mem-settle': o.memSettle = num(arg, value(), 0); break;
       case '--live-heap-mb': o.liveHeapMb = num(arg, value(), 0); break;
       case '--no-install': o.install = false; break;
       case '--no-write': o.write = false; break;
@@ -238,7 +247,8 @@ const COST = { start: 0.6, round: 0.25, memSample: 1.5, conn: 0.0001, tlsConn: 0
 function estimate(w, n, opts) {
   if (w.memory) {
     const conns = w.https ? opts.tlsIdleConns : opts.memConns;
-    return n * opts.rounds * (COST.memSample + opts.warmup + conns * (w.https ? COST.tlsConn : COST.conn));
+    return n * opts.rounds * (COST.memSample + opts.warmup + 2 * opts.memSettle +
+      conns * (w.https ? COST.tlsConn : COST.conn));
   }
   const start = COST.start + (w.realistic ? opts.liveHeapMb * COST.heapMb : 0);
   return n * (start + opts.warmup + opts.rounds * (opts.duration + COST.round));
@@ -733,13 +743,13 @@ async function memorySample(workload, s, env, opts) {
       await runWrk({ port: srv.port, connections: 64, duration: opts.warmup, cpu: env.loadCpu,
         scheme: workload.https ? 'https' : 'http' });
     }
-    await sleep(300);
+    await sleep(opts.memSettle > 0 ? opts.memSettle * 1000 : 300);
     const before = rssBytes(srv.pid);
     const conns = idleConns(workload.name, env);
     client = startMemClient(srv.port, env, conns, workload.https);
     const held = await client.held();
     // Let the server finish any lazy per-connection work before sampling.
-    await sleep(700);
+    await sleep(opts.memSettle > 0 ? opts.memSettle * 1000 : 700);
     const after = rssBytes(srv.pid);
     const { open } = await client.count();
     if (!srv.alive()) throw new Error('server exited while connections were open');
@@ -944,7 +954,7 @@ async function main() {
     },
     options: {
       servers: servers.map((s) => s.id), rounds: opts.rounds, duration: opts.duration, warmup: opts.warmup,
-      connections: opts.connections, memConns: opts.memConns, tlsIdleConns: opts.tlsIdleConns,
+      connections: opts.connections, memConns: opts.memConns, tlsIdleConns: opts.tlsIdleConns, memSettle: opts.memSettle,
       liveHeapMb: opts.liveHeapMb, workloads: opts.workloads,
     },
     notes,

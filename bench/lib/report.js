@@ -92,7 +92,8 @@ function table(results) {
     const notOk = (r) => `${r.label}: ${r.status === 'unavailable' ? 'not available' : 'aborted'} — ${r.error}`;
     const conns = w.conns || o.memConns;
     if (w.memory) {
-      out.push(`${w.title} (${conns} connections, 1 request each, then idle)`);
+      const settled = o.memSettle > 0 ? `, read after ${o.memSettle} s` : '';
+      out.push(`${w.title} (${conns} connections, 1 request each, then idle${settled})`);
       const lines = w.rows.map((r) => (r.status !== 'ok'
         ? notOk(r)
         : [r.label, range(r.summary.bytesPerConn, (v) => fix(v / 1024, 2)), ratio(r.ratio && r.ratio.bytesPerConn),
@@ -162,7 +163,7 @@ function markdown(results) {
     const byId = (id) => w.rows.find((r) => r.server === id);
     const row = (what, key, text) => lines.push(`| ${what} | ${columns.map(([id]) => cell(byId(id), key, text)).join(' | ')} |`);
     if (w.memory) {
-      row(`${w.title}, ${w.conns || o.memConns} connections`, 'bytesPerConn', (v) => `${fix(v / 1024, 2)} KiB`);
+      row(`${w.title}, ${w.conns || o.memConns} connections${o.memSettle > 0 ? `, after ${o.memSettle} s` : ''}`, 'bytesPerConn', (v) => `${fix(v / 1024, 2)} KiB`);
     } else if (w.handshake) {
       row(`${w.title}: handshakes/s`, 'rps', int);
       row(`${w.title}: CPU µs/handshake`, 'cpuUsPerReq', num);
