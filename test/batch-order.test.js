@@ -54,6 +54,14 @@ async function connect(port, secure) {
         socket.write(`GET ${url} HTTP/1.1\r\nHost: x\r\n\r\n`, () => resolve({ answer }));
       });
     },
+    /** Sends GETs in one write (one read takes them all); resolves as send does, with each answer. */
+    sendAll(urls) {
+      const answers = urls.map(() => new Promise((resolve) => waiting.push({ resolve })));
+      return new Promise((resolve) => {
+        socket.write(urls.map((url) => `GET ${url} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''),
+          () => resolve(answers));
+      });
+    },
     async get(url) {
       return (await this.send(url)).answer;
     },
@@ -116,6 +124,60 @@ async function run(impl, query, { crash = false, secure = false } = {}) {
     child.kill();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * While `/block` holds the server's loop, connection a sends `/quick` and `/slow?ms=20` in one
+ * write, then connection b sends `/wait`, which spins until this client has seen `/quick`'s answer: one
+ * turn reads both connections (fast-http: one batch). Resolves with the three answers.
+ */
+async function runHeld(impl, secure) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fast-http-held-'));
+  const flag = path.join(dir, 'go');
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  const child = spawn(process.execPath, [FIXTURE, impl, flag, '', secure ? 'https' : ''], {
+    env, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    child.stdout.setEncoding('latin1');
+    const lines = [];
+    let wake = null;
+    child.stdout.on('data', (d) => {
+      lines.push(...d.split('\n').filter(Boolean));
+      wake?.();
+    });
+    const line = async () => {
+      while (lines.length === 0) await new Promise((resolve) => { wake = resolve; });
+      return lines.shift();
+    };
+    const port = Number(await line());
+    const [a, b, c] = await Promise.all([0, 1, 2].map(() => connect(port, secure)));
+    for (const conn of [a, b, c]) assert.equal(await conn.get('/warm'), 'warm');
+    const blocked = await c.send('/block');
+    assert.equal(await line(), 'blocking');
+    const [quick, slow] = await a.sendAll(['/quick', '/slow?ms=20']);
+    const wait = await b.send('/wait');
+    quick.then(() => fs.writeFileSync(`${flag}.seen`, ''));
+    fs.writeFileSync(flag, '');
+    assert.equal(await blocked.answer, 'unblocked');
+    const answers = await Promise.all([quick, slow, wait.answer]);
+    for (const conn of [a, b, c]) conn.end();
+    return answers;
+  } finally {
+    child.kill();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+for (const secure of [false, true]) {
+  test('a response ended early in a long batch reaches the client before the batch\'s later ' +
+    `handlers run, as node:http writes it at end()${secure ? ' (https)' : ''}`,
+  { timeout: 60_000 }, async () => {
+    for (const impl of ['node:http', 'fast-http']) {
+      assert.deepEqual(await runHeld(impl, secure), ['quick', 'slow', 'seen'], impl);
+    }
+  });
 }
 
 /** The log as each handler's run: [handler, async id, tick, promise job] per request. */

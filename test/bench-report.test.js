@@ -85,6 +85,16 @@ test('the Markdown table: machine and command, node:http first, ‡ on wrk-bound
   assert.ok(md.some((l) => l.startsWith('- ‡ wrk used ≥ 90 % of its core')), md.join('\n'));
 });
 
+test('memory rows read after --mem-settle say how long they waited, in both tables', () => {
+  const r = results();
+  r.options.memSettle = 20;
+  const md = report.markdown(r);
+  assert.match(md, /\n\| RSS per idle keep-alive connection, 5000 connections, after 20 s \| 8\.79 KiB \|/);
+  assert.match(report.table(r), /\nRSS per idle keep-alive connection \(5000 connections, 1 request each, then idle, read after 20 s\)\n/);
+  // The default reading (0.3 s and 0.7 s) keeps its titles.
+  assert.doesNotMatch(report.markdown(results()), /after \d+ s/);
+});
+
 test('the stdout table names the packages and marks wrk-bound rows', () => {
   const text = report.table(results());
   assert.match(text, /\n {2}uWebSockets\.js: @trufflesuite\/uws-js-unofficial@20\.30\.0-unofficial\.0/);

@@ -205,7 +205,7 @@ test('--help names the new servers, rows and options', { timeout: TIMEOUT }, () 
   const r = spawnSync(process.execPath, [path.join(root, 'bench', 'run.js'), '--help'], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   for (const s of ['bun', 'deno', 'deno-serve', '--live-heap-mb', 'https-pipeline', 'express4', 'express5', 'fastify',
-    'koa', 'hono', 'realistic', 'frameworks']) {
+    'koa', 'hono', 'realistic', 'frameworks', '--mem-settle']) {
     assert.ok(r.stdout.includes(s), `--help mentions ${s}:\n${r.stdout}`);
   }
   const bad = spawnSync(process.execPath, [path.join(root, 'bench', 'run.js'), '--servers', 'fast,bogus'],

@@ -59,7 +59,8 @@ test('sentinel values are named constants from the addon', { timeout: 10000 }, (
   assert.deepStrictEqual(Object.keys(constants).sort(),
     ['ALPN_NONE', 'ALPN_NOT_ASKED', 'BATCH_LAST_READ', 'BATCH_OPEN', 'EVENTS_AT',
       'EVENTS_COUNT', 'EVENTS_GROUP', 'EVENTS_PROGRESS', 'EVENTS_READY', 'EVENTS_START',
-      'NO_RESPONSE', 'RESPONSES_COUNT', 'RESPONSES_OPEN', 'RESPONSES_START', 'RESPONSE_NUMBERS',
+      'NO_RESPONSE', 'RESPONSES_COUNT', 'RESPONSES_HELD_AT',
+      'RESPONSES_OPEN', 'RESPONSES_START', 'RESPONSE_NUMBERS',
       'SENT_HEAD', 'SNI_FAILED', 'SNI_SERVER_CONTEXT']);
   assert.deepStrictEqual(binding.contract.constants, { ...constants });
 });

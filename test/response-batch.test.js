@@ -24,6 +24,7 @@ function recorder(numbers) {
       calls.push(['call', values.length / 4]);
     },
     destroy: (...a) => calls.push(['destroy', ...a]),
+    writeBatch: () => calls.push(['writeBatch']),
   };
   return { raw, calls };
 }
@@ -109,3 +110,21 @@ test('after the last read of a poll the tick queue hands the queue over itself',
     batch.ranAll();
     assert.deepEqual(calls.map((x) => x[0]), ['queued', 'call']);
   });
+
+test('a batch that has held a response for 5 ms writes what it holds before the next ' +
+  'connection\'s requests; a younger one waits for the batch\'s end', { timeout: 10000 }, () => {
+  const { numbers, calls, batch, binding } = setup();
+  numbers[c.RESPONSES_OPEN] = c.BATCH_OPEN;
+  batch.writeHeld();
+  assert.deepEqual(calls, [], 'nothing held');
+  binding.respond(1, 0, 200, undefined, '', 'a', 0, undefined, 0);
+  const heldAt = numbers[c.RESPONSES_HELD_AT];
+  assert.ok(heldAt > 0, 'the queue says since when it holds a response');
+  binding.respond(2, 0, 200, undefined, '', 'b', 0, undefined, 0);
+  assert.equal(numbers[c.RESPONSES_HELD_AT], heldAt, 'since the first');
+  batch.writeHeld();
+  assert.deepEqual(calls, [], 'held for less than 5 ms');
+  numbers[c.RESPONSES_HELD_AT] = heldAt - 5;
+  batch.writeHeld();
+  assert.deepEqual(calls.map((x) => x[0]), ['queued', 'queued', 'call', 'writeBatch']);
+});

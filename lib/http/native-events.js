@@ -53,7 +53,16 @@ function onRequest(sid, id, seq, method, url, headerBlock, flags, body, headEnd)
     sid, id, seq, method, url, headerBlock, flags, body);
 }
 
+/** The connection whose request was dispatched last. */
+let lastDispatched = -1;
+
 function dispatchRequest(sid, id, seq, method, url, headerBlock, flags, body) {
+  // Once per connection's run of requests (a clock read costs 60–100 ns here: +2 % per
+  // pipelined request when read for each).
+  if (id !== lastDispatched) {
+    lastDispatched = id;
+    responseBatch.writeHeld();
+  }
   // A server closed by an earlier handler of the read (its last connection destroyed) is
   // gone from `servers`, but node's parser still emits what the read held on its socket.
   const server = servers[sid] ?? sockets.get(id)?.server;

@@ -68,6 +68,7 @@ export interface Binding {
   raw(id: number, data: string | Uint8Array, latin1: boolean, highWaterMark: number, defer: boolean): number;
   flush(id: number, highWaterMark: number): number;
   flushAll(): void;
+  writeBatch(): void;
   pause(id: number, paused: boolean): void;
   inject(id: number, bytes: Uint8Array): void;
   decideUpgrade(id: number, upgrade: boolean): void;
@@ -208,7 +209,8 @@ export interface Constants {
   readonly RESPONSES_OPEN: 1;
   readonly BATCH_OPEN: 1;
   readonly BATCH_LAST_READ: 2;
-  readonly RESPONSES_START: 2;
+  readonly RESPONSES_HELD_AT: 2;
+  readonly RESPONSES_START: 3;
   readonly RESPONSE_NUMBERS: 5;
   readonly SENT_HEAD: -1;
 }

@@ -17,4 +17,6 @@ module.exports = {
   queueMicrotask: globalThis.queueMicrotask,
   nextTick: process.nextTick,
   Date: globalThis.Date,
+  // fake-timers replace performance.now on the one performance object.
+  now: globalThis.performance.now.bind(globalThis.performance),
 };

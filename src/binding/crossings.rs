@@ -99,6 +99,9 @@ exports! {
     fn flush(Flush { id: Id, high_water_mark: f64 }) -> "number" => socket::flush;
     /// The process is about to exit: what was ended goes to the kernel now.
     fn flush_all(FlushAll {}) -> "void" => socket::flush_all;
+    /// The responses handed over so far in this batch go to the kernel now, not at its end
+    /// (their batch has run long: lib/internal/response-batch.js).
+    fn write_batch(WriteBatch {}) -> "void" => socket::write_batch;
     fn pause(Pause { id: Id, paused: bool }) -> "void" => socket::pause;
     /// Bytes handed to socket.push() in HTTP mode, parsed as if read.
     fn inject(Inject { id: Id, bytes: &'a [u8] }) -> "void" => socket::inject;
@@ -353,8 +356,12 @@ constants! {
     /// JS hands its queue over when its tick queue has run (no later read would join it),
     /// and the batch need not ask.
     BATCH_LAST_READ = 2;
+    /// The responses array: when (JS's `performance.now()`) the batch's first response not
+    /// yet written was queued, 0 for none (JS writes it; the addon clears it when it writes
+    /// the batch's responses).
+    RESPONSES_HELD_AT = 2;
     /// The responses array: where the first queued response's numbers start.
-    RESPONSES_START = 2;
+    RESPONSES_START = 3;
     /// The responses array: the numbers of one response.
     RESPONSE_NUMBERS = 5;
     /// respond_batch: in place of a status, the response's head is node's text.

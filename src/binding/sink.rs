@@ -17,7 +17,8 @@ use super::contract::values::{Id, Numbers, OrFalse, Text, MAX_EVENT_NUMBERS};
 use super::contract::Invoke;
 use super::crossings::{
     cb, TlsSession, BATCH_LAST_READ, BATCH_OPEN, EVENTS_AT, EVENTS_COUNT, EVENTS_GROUP,
-    EVENTS_PROGRESS, EVENTS_READY, EVENTS_START, RESPONSES_COUNT, RESPONSES_OPEN,
+    EVENTS_PROGRESS, EVENTS_READY, EVENTS_START, RESPONSES_COUNT, RESPONSES_HELD_AT,
+    RESPONSES_OPEN,
 };
 use super::encode;
 use super::napi::{self, Env, Value};
@@ -628,6 +629,7 @@ impl Sink for JsSink {
             return false;
         };
         slots[RESPONSES_OPEN as usize] = if open { BATCH_OPEN as f64 } else { 0.0 };
+        slots[RESPONSES_HELD_AT as usize] = 0.0;
         slots[RESPONSES_COUNT as usize] != 0.0
     }
 
@@ -646,6 +648,14 @@ impl Sink for JsSink {
         if queued {
             take_responses();
         }
+        responses_written();
+    }
+}
+
+/// The responses JS handed over are about to be written: none is held any more.
+pub(super) fn responses_written() {
+    if let Some(slots) = contexts::responses() {
+        slots[RESPONSES_HELD_AT as usize] = 0.0;
     }
 }
 

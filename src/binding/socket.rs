@@ -71,6 +71,11 @@ pub(super) fn flush_all(a: x::FlushAll) -> Value {
     napi::undefined(a.env)
 }
 
+pub(super) fn write_batch(a: x::WriteBatch) -> Value {
+    super::sink::responses_written();
+    command(a.env, |r| r.write_batch())
+}
+
 /// Runs a command on the reactor and answers undefined.
 fn command(env: napi::Env, f: impl FnOnce(&mut reactor::Reactor)) -> Value {
     reactor::with(f);

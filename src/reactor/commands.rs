@@ -419,6 +419,11 @@ impl Reactor {
         self.write_all_now();
     }
 
+    /// Writes the connections written so far in this batch, as its end would.
+    pub fn write_batch(&mut self) {
+        self.flush_dirty();
+    }
+
     pub fn stats(&self) -> Stats {
         self.stats
     }
