@@ -70,10 +70,13 @@ async function connect(port, secure) {
 }
 
 /**
- * The fixture's log for `impl`: /a and /b (with `query` on /a) read in one turn; with
- * `crash`, what the process printed when a throw ended it; with `secure`, over https.
+ * The fixture for `impl` (with `crash`, a throw may end it; with `secure`, over https): three
+ * warm keep-alive connections, the third's `/block` holding the loop while `during(a, b, flag)`
+ * sends on the other two (one turn then reads both: fast-http, one batch) and resolves with
+ * the answers' promises. Resolves with those answers and the log, or with `crash`, what the
+ * process printed.
  */
-async function run(impl, query, { crash = false, secure = false } = {}) {
+async function runTurn(impl, during, { crash = false, secure = false } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fast-http-batch-'));
   const flag = path.join(dir, 'go');
   const env = { ...process.env };
@@ -106,17 +109,14 @@ async function run(impl, query, { crash = false, secure = false } = {}) {
     for (const conn of [a, b, c]) assert.equal(await conn.get('/warm'), 'warm');
     const blocked = await c.send('/block');
     assert.equal(await line(), 'blocking');
-    const sent = await Promise.all([
-      a.send(`/a${query(b)}`),
-      b.send('/b'),
-    ]);
+    const sent = await during(a, b, flag);
     fs.writeFileSync(flag, '');
     assert.equal(await blocked.answer, 'unblocked');
     if (crash) {
       await exited;
       return { stderr };
     }
-    const answers = await Promise.all(sent.map((s) => s.answer));
+    const answers = await Promise.all(sent);
     const log = JSON.parse(await c.get('/log'));
     for (const conn of [a, b, c]) conn.end();
     return { log, answers };
@@ -126,48 +126,27 @@ async function run(impl, query, { crash = false, secure = false } = {}) {
   }
 }
 
+/** runTurn with `/a` (and `query` on it) and `/b` sent while the loop is held. */
+function run(impl, query, options) {
+  return runTurn(impl, async (a, b) => (await Promise.all([
+    a.send(`/a${query(b)}`),
+    b.send('/b'),
+  ])).map((s) => s.answer), options);
+}
+
 /**
- * While `/block` holds the server's loop, connection a sends `/quick` and `/slow?ms=20` in one
- * write, then connection b sends `/wait`, which spins until this client has seen `/quick`'s answer: one
- * turn reads both connections (fast-http: one batch). Resolves with the three answers.
+ * runTurn where connection a sends `/quick` and `/slow?ms=20` in one write, then connection b
+ * `/wait`, which spins until this client has seen `/quick`'s answer. Resolves with the three
+ * answers.
  */
 async function runHeld(impl, secure) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fast-http-held-'));
-  const flag = path.join(dir, 'go');
-  const env = { ...process.env };
-  delete env.NODE_TEST_CONTEXT;
-  const child = spawn(process.execPath, [FIXTURE, impl, flag, '', secure ? 'https' : ''], {
-    env, stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  try {
-    child.stdout.setEncoding('latin1');
-    const lines = [];
-    let wake = null;
-    child.stdout.on('data', (d) => {
-      lines.push(...d.split('\n').filter(Boolean));
-      wake?.();
-    });
-    const line = async () => {
-      while (lines.length === 0) await new Promise((resolve) => { wake = resolve; });
-      return lines.shift();
-    };
-    const port = Number(await line());
-    const [a, b, c] = await Promise.all([0, 1, 2].map(() => connect(port, secure)));
-    for (const conn of [a, b, c]) assert.equal(await conn.get('/warm'), 'warm');
-    const blocked = await c.send('/block');
-    assert.equal(await line(), 'blocking');
+  const { answers } = await runTurn(impl, async (a, b, flag) => {
     const [quick, slow] = await a.sendAll(['/quick', '/slow?ms=20']);
     const wait = await b.send('/wait');
     quick.then(() => fs.writeFileSync(`${flag}.seen`, ''));
-    fs.writeFileSync(flag, '');
-    assert.equal(await blocked.answer, 'unblocked');
-    const answers = await Promise.all([quick, slow, wait.answer]);
-    for (const conn of [a, b, c]) conn.end();
-    return answers;
-  } finally {
-    child.kill();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+    return [quick, slow, wait.answer];
+  }, { secure });
+  return answers;
 }
 
 for (const secure of [false, true]) {
