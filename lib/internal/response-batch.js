@@ -4,8 +4,8 @@
 // responses array), `respond` and `send` queue the response here, and the addon takes the
 // queue (`takeResponses`: `respondBatch` calls of up to 16 responses) before the batch
 // writes, one JS → native call for the batch's responses instead of one each. Their bytes
-// reach the kernel at the batch's end, or before the batch's next request once the first of
-// them has waited HOLD_MS. Outside a batch (a response ended from a timer, or from a promise
+// reach the kernel at the batch's end, or before the batch runs the next connection's
+// requests once the first of them has waited HOLD_MS. Outside a batch (a response ended from a timer, or from a promise
 // other I/O settled) a response is handed over at once.
 //
 // Nothing overtakes a queued response: every other call into the addon takes the queue
